@@ -1,0 +1,12 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// runCheckInstallation is a placeholder until its issue lands.
+func runCheckInstallation(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "dynamic-config: not implemented yet")
+	return exitUsage
+}

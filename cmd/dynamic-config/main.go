@@ -1,0 +1,68 @@
+// Command dynamic-config is the one binary of the dynamic-config admission
+// project: the decider, the front door, both in one process (serve), and the
+// offline doors (inject, explain, check-installation).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Exit codes (spec 07 §1): one rule for every subcommand.
+const (
+	exitOK      = 0
+	exitRefused = 1 // the pod was refused, or a long-running server failed at run time
+	exitUsage   = 2 // usage, unreadable input, I/O error, or an invalid installation
+)
+
+// subcommand runs one subcommand with its arguments and returns the exit code.
+type subcommand struct {
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	summary string
+}
+
+var subcommands = map[string]subcommand{
+	"decider":            {runDecider, "the gRPC decider (holds and reloads the installation)"},
+	"frontdoor":          {runFrontdoor, "the admission HTTPS server (/mutate, /validate); stateless, talks to a decider"},
+	"serve":              {runServe, "decider and front door in one process on loopback"},
+	"inject":             {runInject, "offline mutation: prints the mutated manifest, or the refusal"},
+	"explain":            {runExplain, "per-value provenance and the whole decision"},
+	"check-installation": {runCheckInstallation, "validates an installation, prints every problem"},
+	"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version"},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := subcommands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "dynamic-config: unknown subcommand %q\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return cmd.run(args[1:], stdin, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: dynamic-config <subcommand> [flags]")
+	fmt.Fprintln(w, "")
+	names := make([]string, 0, len(subcommands))
+	for name := range subcommands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-20s %s\n", name, subcommands[name].summary)
+	}
+}

@@ -1,0 +1,383 @@
+// Package decision holds the plain Go types of the decider's core: the facts
+// a decision is made from and the decision itself (spec 06 §2–4). They mirror
+// the protobuf messages; conversion lives in the service package. Nothing here
+// does I/O.
+package decision
+
+// Purpose says which admission path asks.
+type Purpose int
+
+// Purposes.
+const (
+	PurposeUnspecified Purpose = iota
+	PurposeMutate
+	PurposeValidate
+)
+
+// Operation is the admission operation.
+type Operation int
+
+// Operations.
+const (
+	OperationUnspecified Operation = iota
+	OperationCreate
+	OperationUpdate
+	OperationDelete
+	OperationConnect
+)
+
+// ResourceKind is the kind of object admitted.
+type ResourceKind int
+
+// Resource kinds.
+const (
+	KindUnspecified ResourceKind = iota
+	KindPod
+	KindDeployment
+	KindStatefulSet
+	KindDaemonSet
+	KindReplicaSet
+	KindReplicationController
+	KindJob
+	KindCronJob
+)
+
+// Facts is everything the decider may know about the admitted object (spec 06 §2.2).
+type Facts struct {
+	Purpose                       Purpose
+	Namespace                     string
+	Name                          string
+	GenerateName                  string
+	Operation                     Operation
+	DryRun                        bool
+	Annotations                   map[string]string // only dynamic-config.rs/ keys
+	Labels                        map[string]string
+	Containers                    []Container
+	InitContainers                []Container
+	EphemeralContainers           []Container
+	RunAsUser                     *int64
+	TerminationGracePeriodSeconds *int64
+	VolumeNames                   []string
+	ImagePullSecretNames          []string
+	ResourceKind                  ResourceKind
+	RequestUID                    string
+	UserName                      string
+	WorkloadAnnotationKeys        []string
+}
+
+// Container is one container of the pod spec.
+type Container struct {
+	Name             string
+	HasCommand       bool
+	Command          []string
+	HasArgs          bool
+	Args             []string
+	HasLivenessProbe bool
+	RunAsUser        *int64
+	Env              []EnvVar
+	VolumeMountPaths []string
+}
+
+// EnvVar is one env entry; ValueFrom entries carry no literal value.
+type EnvVar struct {
+	Name      string
+	Value     string
+	ValueFrom bool
+}
+
+// Outcome is the decision's outcome.
+type Outcome int
+
+// Outcomes.
+const (
+	OutcomeUnspecified Outcome = iota
+	OutcomeSkip
+	OutcomeInject
+	OutcomeRefuse
+	OutcomeAllow
+)
+
+// SkipReason says why a decision skipped.
+type SkipReason int
+
+// Skip reasons.
+const (
+	SkipUnspecified SkipReason = iota
+	SkipNoAnnotations
+	SkipNotCreate
+	SkipAlreadyInjected
+	SkipNotRequested
+	SkipNoPolicy
+	SkipNotTargeted
+)
+
+// Reason classifies a refusal (spec 04 §2).
+type Reason int
+
+// Refusal reasons.
+const (
+	ReasonUnspecified Reason = iota
+	ReasonMalformed
+	ReasonPinned
+	ReasonPolicy
+	ReasonConflict
+	ReasonEnvPolicy
+)
+
+// Tier is where a resolved value came from.
+type Tier int
+
+// Tiers.
+const (
+	TierUnspecified Tier = iota
+	TierAnnotation
+	TierStoreDefault
+	TierFleetDefault
+	TierBuiltIn
+	TierPodSpec
+	TierNone
+)
+
+// OverrideRule is the rung that decided whether an installation value is pinned.
+type OverrideRule int
+
+// Override rules.
+const (
+	OverrideUnspecified OverrideRule = iota
+	OverrideMarker
+	OverrideStoreFlag
+	OverrideFleetFlag
+	OverrideNotApplicable
+)
+
+// Decision is the decider's answer (spec 06 §3.2).
+type Decision struct {
+	DecisionID           string
+	Outcome              Outcome
+	SkipReason           SkipReason
+	Refusals             []Refusal
+	Warnings             []Warning
+	AuditAnnotations     map[string]string
+	Renders              []Render
+	Plan                 *Plan
+	InstallationRevision string
+	Gates                []GateRuling
+	EnvPolicyResults     []EnvPolicyRuleResult
+}
+
+// Refusal is one refusal.
+type Refusal struct {
+	Reason   Reason
+	Slug     string
+	HTTPCode int32
+	Message  string
+	Check    string
+	Key      string
+	Render   string
+}
+
+// Warning is one warning.
+type Warning struct {
+	Code    string
+	Message string
+}
+
+// Render is one render with the provenance of each of its knobs.
+type Render struct {
+	Name            string
+	Source          string
+	Values          []ResolvedValue
+	AgentContainers []string
+	Validated       bool
+}
+
+// ResolvedValue is one knob's effective value and where it came from.
+type ResolvedValue struct {
+	Knob          string
+	Value         string
+	Set           bool
+	Tier          Tier
+	Pinned        bool
+	OverrideRule  OverrideRule
+	AnnotationKey string
+	Variable      string
+	DocumentPath  string
+	Store         string
+	Note          string
+}
+
+// GateRuling is one gate consulted.
+type GateRuling struct {
+	Gate      string
+	Subject   string
+	Render    string
+	Passed    bool
+	Namespace string
+	Listing   []string
+}
+
+// EnvPolicyRuleResult is one env-policy rule's result.
+type EnvPolicyRuleResult struct {
+	Index        int32
+	Reject       string
+	Mode         string
+	Applies      bool
+	Failed       bool
+	MatchedNames []string
+	MissingNames []string
+	Evaluated    bool
+}
+
+// Plan is the semantic mutation plan (spec 03 §2, 06 §4).
+type Plan struct {
+	StatusAnnotation Annotation
+	Volumes          []Volume
+	AppMounts        []AppMount
+	ImagePullSecret  string
+	CommandRewrite   *CommandRewrite
+	Agents           []AgentPlacement
+}
+
+// Annotation is a key/value pair.
+type Annotation struct {
+	Key   string
+	Value string
+}
+
+// Volume is one volume to add; exactly one source is set.
+type Volume struct {
+	Name      string
+	EmptyDir  *EmptyDirVolume
+	ConfigMap *ConfigMapVolume
+	Secret    *SecretVolume
+}
+
+// EmptyDirVolume is an emptyDir source.
+type EmptyDirVolume struct {
+	Medium    string // "Memory" or ""
+	SizeLimit string
+}
+
+// ConfigMapVolume is a configMap source.
+type ConfigMapVolume struct{ Name string }
+
+// SecretVolume is a secret source.
+type SecretVolume struct {
+	SecretName  string
+	DefaultMode int32
+}
+
+// AppMount is the shared volume's mount into one app container.
+type AppMount struct {
+	ContainerIndex int32
+	ContainerName  string
+	Mount          VolumeMount
+}
+
+// VolumeMount is one mount.
+type VolumeMount struct {
+	Name      string
+	MountPath string
+	ReadOnly  bool
+}
+
+// CommandRewrite is the env-inject rewrite of one app container.
+type CommandRewrite struct {
+	ContainerIndex int32
+	ContainerName  string
+	Command        []string
+	RemoveArgs     bool
+	LivenessProbe  *Probe
+}
+
+// ContainerList is the pod list an agent goes into.
+type ContainerList int
+
+// Container lists.
+const (
+	ListUnspecified ContainerList = iota
+	ListContainers
+	ListInitContainers
+)
+
+// Position is where in the list an agent goes.
+type Position int
+
+// Positions.
+const (
+	PositionUnspecified Position = iota
+	PositionAppend
+	PositionFirst
+)
+
+// AgentPlacement is one agent container and where it goes.
+type AgentPlacement struct {
+	List      ContainerList
+	Position  Position
+	Container AgentContainer
+}
+
+// AgentContainer is the full spec of one injected agent container.
+type AgentContainer struct {
+	Name            string
+	Image           string
+	Args            []string
+	Env             []AgentEnvVar
+	VolumeMounts    []VolumeMount
+	Requests        map[string]string
+	Limits          map[string]string
+	SecurityContext SecurityContext
+	Ports           []ContainerPort
+	ReadinessProbe  *Probe
+	RestartPolicy   string
+	Render          string
+}
+
+// AgentEnvVar is one env entry of an agent; exactly one source is set.
+type AgentEnvVar struct {
+	Name         string
+	Value        *string
+	SecretKeyRef *SecretKeyRef
+	FieldRef     *FieldRef
+}
+
+// SecretKeyRef points at a Secret key.
+type SecretKeyRef struct{ Name, Key string }
+
+// FieldRef points at a pod field.
+type FieldRef struct{ FieldPath string }
+
+// SecurityContext is the agent's restricted security context.
+type SecurityContext struct {
+	RunAsNonRoot             bool
+	RunAsUser                int64
+	RunAsGroup               int64
+	AllowPrivilegeEscalation bool
+	CapabilitiesDrop         []string
+	ReadOnlyRootFilesystem   bool
+	SeccompProfileType       string
+}
+
+// ContainerPort is one port; an empty Name is unnamed.
+type ContainerPort struct {
+	ContainerPort int32
+	Name          string
+}
+
+// Probe is a readiness or liveness probe; exactly one handler is set.
+type Probe struct {
+	HTTPGet          *HTTPGetAction
+	Exec             *ExecAction
+	PeriodSeconds    int32
+	FailureThreshold int32
+}
+
+// HTTPGetAction probes over HTTP; PortName wins when set, else PortNumber.
+type HTTPGetAction struct {
+	Path       string
+	PortNumber int32
+	PortName   string
+}
+
+// ExecAction runs a command.
+type ExecAction struct{ Command []string }
