@@ -1,12 +1,279 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/server"
+	"github.com/dynamic-config-admission/dynamic-config/decider/service"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 )
 
-// runDecider is a placeholder until its issue lands.
-func runDecider(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "dynamic-config: not implemented yet")
-	return exitUsage
+// certReloadInterval is how often the decider re-reads its serving pair.
+const certReloadInterval = 10 * time.Second
+
+// deciderFlags are the flags of `dynamic-config decider` (spec 07 §1.1).
+type deciderFlags struct {
+	global         globalFlags
+	addr           string
+	metricsAddr    string
+	installation   string
+	tlsCert        string
+	tlsKey         string
+	tlsClientCA    string
+	plaintext      bool
+	authTokenFile  string
+	reflection     bool
+	reloadInterval time.Duration
+	maxRecvBytes   int64
+	shutdownGrace  time.Duration
+}
+
+func (d *deciderFlags) register(fs *flagSet) {
+	d.global.register(fs, "json")
+	fs.stringVar(&d.addr, "addr", "DYNAMIC_CONFIG_DECIDER_ADDR", "0.0.0.0:9090", "gRPC listener")
+	fs.stringVar(&d.metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_DECIDER_METRICS_ADDR", "0.0.0.0:9092", "plain HTTP listener for /metrics, /healthz, /readyz; empty = off")
+	fs.stringVar(&d.installation, "installation", installation.DefaultsFileVariable, installation.DefaultDocumentPath, "the installation document")
+	fs.stringVar(&d.tlsCert, "tls-cert", "DYNAMIC_CONFIG_DECIDER_TLS_CERT", "", "serving certificate (re-read on change)")
+	fs.stringVar(&d.tlsKey, "tls-key", "DYNAMIC_CONFIG_DECIDER_TLS_KEY", "", "serving key (re-read on change)")
+	fs.stringVar(&d.tlsClientCA, "tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", "", "when set: mTLS, client certificates are required and verified against this CA")
+	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "serve gRPC without TLS")
+	fs.stringVar(&d.authTokenFile, "auth-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "when set: every DeciderService call needs authorization: Bearer <token>")
+	fs.boolVar(&d.reflection, "reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", true, "gRPC server reflection")
+	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
+	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
+	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+}
+
+// runDecider is `dynamic-config decider`: the gRPC decider.
+func runDecider(args []string, _ io.Reader, _, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return deciderMain(ctx, args, stderr)
+}
+
+// deciderMain runs the decider until ctx ends.
+func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := newFlagSet("decider", stderr)
+	var f deciderFlags
+	f.register(fs)
+	logger, code, done := parseArgs(fs, &f.global, args, stderr)
+	if done {
+		return code
+	}
+	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
+		fmt.Fprintf(stderr, "decider: --max-recv-bytes is %d: between 1 and 2147483647\n", f.maxRecvBytes)
+		return exitUsage
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tlsConfig, err := deciderTLS(ctx, f, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return exitUsage
+	}
+
+	// The default path may be missing (the empty document; Watch picks the
+	// file up when it appears); a path named by flag or variable must exist.
+	opts := installation.Options{
+		DocumentPath:     f.installation,
+		DocumentExplicit: fs.isSet("installation"),
+		Environ:          os.Environ(),
+	}
+	reg := prometheus.NewRegistry()
+	d, err := startDecider(ctx, deciderSetup{
+		logger:         logger,
+		registry:       reg,
+		installation:   opts,
+		reloadInterval: f.reloadInterval,
+		addr:           f.addr,
+		server: server.Config{
+			TLS:          tlsConfig,
+			TokenFile:    f.authTokenFile,
+			Reflection:   f.reflection,
+			MaxRecvBytes: int(f.maxRecvBytes),
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+
+	var metricsErr <-chan error
+	if f.metricsAddr != "" {
+		lis, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			d.shutdown(0)
+			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
+			return exitUsage
+		}
+		metricsErr = serveHTTP(ctx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
+		logger.Info("metrics listening", "addr", lis.Addr().String())
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-d.errc:
+		logger.Error("decider stopped", "error", fmt.Sprint(err))
+		return exitRefused
+	case err := <-metricsErr:
+		logger.Error("metrics listener stopped", "error", err.Error())
+		d.shutdown(f.shutdownGrace)
+		return exitRefused
+	}
+	logger.Info("shutting down", "grace", f.shutdownGrace.String())
+	d.shutdown(f.shutdownGrace)
+	if metricsErr != nil {
+		<-metricsErr
+	}
+	return exitOK
+}
+
+// deciderTLS builds the server TLS configuration from the flags (nil =
+// plaintext); the serving pair is re-read while ctx lives.
+func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger) (*tls.Config, error) {
+	hasPair := f.tlsCert != "" || f.tlsKey != ""
+	switch {
+	case f.plaintext && hasPair:
+		return nil, errors.New("--plaintext and --tls-cert/--tls-key exclude each other")
+	case f.plaintext && f.tlsClientCA != "":
+		return nil, errors.New("--tls-client-ca needs --tls-cert/--tls-key; it cannot be used with --plaintext")
+	case f.plaintext:
+		return nil, nil
+	case f.tlsCert == "" || f.tlsKey == "":
+		if hasPair {
+			return nil, errors.New("--tls-cert and --tls-key go together")
+		}
+		return nil, errors.New("no TLS pair at --tls-cert/--tls-key and --plaintext not set")
+	}
+	pair := certs.New(f.tlsCert, f.tlsKey, logger, nil)
+	if err := pair.Load(); err != nil {
+		return nil, fmt.Errorf("TLS pair: %w", err)
+	}
+	go pair.Run(ctx, certReloadInterval)
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: pair.GetCertificate}
+	if f.tlsClientCA != "" {
+		pem, err := os.ReadFile(f.tlsClientCA)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--tls-client-ca: %s holds no PEM certificate", f.tlsClientCA)
+		}
+		tc.ClientCAs = pool
+		tc.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
+}
+
+// deciderSetup is what startDecider needs (decider and serve).
+type deciderSetup struct {
+	logger         *slog.Logger
+	registry       prometheus.Registerer
+	installation   installation.Options
+	reloadInterval time.Duration
+	addr           string
+	server         server.Config // Logger and Metrics are filled in
+}
+
+// runningDecider is a decider that loaded its installation and listens.
+type runningDecider struct {
+	store   *installation.Store
+	server  *server.Server
+	metrics *metrics.Decider
+	addr    net.Addr
+	errc    <-chan error // the gRPC server's run-time failure
+}
+
+// startDecider loads and validates the installation (an invalid one is an
+// *installation.Problems, printed as the report), listens on setup.addr,
+// serves gRPC and watches the installation until ctx ends.
+func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, error) {
+	inst, err := installation.Load(setup.installation)
+	if err != nil {
+		return nil, err
+	}
+	setup.logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
+
+	m := metrics.NewDecider(setup.registry)
+	store := installation.NewStore(inst)
+	cfg := setup.server
+	cfg.Logger, cfg.Metrics = setup.logger, m
+	srv, err := server.New(cfg, store, service.New(store, setup.logger, m))
+	if err != nil {
+		return nil, fmt.Errorf("decider: %w", err)
+	}
+	lis, err := net.Listen("tcp", setup.addr)
+	if err != nil {
+		return nil, fmt.Errorf("decider: %w", err)
+	}
+	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis) }()
+	mode := "plaintext"
+	if cfg.TLS != nil {
+		mode = "tls"
+		if cfg.TLS.ClientAuth == tls.RequireAndVerifyClientCert {
+			mode = "mtls"
+		}
+	}
+	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode,
+		"token", cfg.TokenFile != "", "reflection", cfg.Reflection, "revision", inst.Revision)
+	return &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), errc: errc}, nil
+}
+
+// shutdown stops the decider: health NOT_SERVING, drain up to grace, stop.
+func (d *runningDecider) shutdown(grace time.Duration) {
+	d.server.Shutdown(grace)
+	<-d.errc
+}
+
+// serveHTTP serves h on lis until ctx ends, then drains for up to grace.
+// The returned channel yields the server's failure, or nil after the drain.
+func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, logger *slog.Logger, grace time.Duration) <-chan error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	out := make(chan error, 1)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	go func() {
+		select {
+		case err := <-served:
+			out <- err
+			return
+		case <-ctx.Done():
+		}
+		drain, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		if err := srv.Shutdown(drain); err != nil {
+			srv.Close()
+		}
+		<-served
+		out <- nil
+	}()
+	return out
 }

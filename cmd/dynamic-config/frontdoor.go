@@ -1,12 +1,224 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
+	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 )
 
-// runFrontdoor is a placeholder until its issue lands.
-func runFrontdoor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "dynamic-config: not implemented yet")
-	return exitUsage
+// frontdoorFlags are the flags of `dynamic-config frontdoor` (spec 07 §1.2).
+type frontdoorFlags struct {
+	global                 globalFlags
+	addr                   string
+	metricsAddr            string
+	tlsCert, tlsKey        string
+	plaintext              bool
+	deciderTarget          string
+	deciderTimeout         time.Duration
+	deciderCA              string
+	deciderClientCert      string
+	deciderClientKey       string
+	deciderServerName      string
+	deciderPlaintext       bool
+	deciderTokenFile       string
+	onDeciderError         string
+	onDeciderErrorValidate string
+	maxRequestBytes        int64
+	certReloadInterval     time.Duration
+	shutdownGrace          time.Duration
+}
+
+func (d *frontdoorFlags) register(fs *flagSet) {
+	d.global.register(fs, "json")
+	fs.stringVar(&d.addr, "addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443", "admission listener (HTTPS)")
+	fs.stringVar(&d.metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR", "", "extra plain HTTP listener for /metrics, /healthz, /readyz; empty = off")
+	fs.stringVar(&d.tlsCert, "tls-cert", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT", "/tls/tls.crt", "serving certificate (re-read on change)")
+	fs.stringVar(&d.tlsKey, "tls-key", "DYNAMIC_CONFIG_WEBHOOK_TLS_KEY", "/tls/tls.key", "serving key (re-read on change)")
+	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", false, "serve plain HTTP when there is no TLS material (tests only)")
+	fs.stringVar(&d.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "decider gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090 (required)")
+	fs.durationVar(&d.deciderTimeout, "decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", handler.DefaultTimeout, "per-call deadline; keep it below the webhook timeoutSeconds")
+	fs.stringVar(&d.deciderCA, "decider-ca", "DYNAMIC_CONFIG_DECIDER_CA", "", "CA to verify the decider (empty = system roots)")
+	fs.stringVar(&d.deciderClientCert, "decider-client-cert", "DYNAMIC_CONFIG_DECIDER_CLIENT_CERT", "", "client certificate for mTLS")
+	fs.stringVar(&d.deciderClientKey, "decider-client-key", "DYNAMIC_CONFIG_DECIDER_CLIENT_KEY", "", "client key for mTLS")
+	fs.stringVar(&d.deciderServerName, "decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", "", "TLS server name to verify (default: the target's host)")
+	fs.boolVar(&d.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the decider (loopback/tests)")
+	fs.stringVar(&d.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send (re-read on change)")
+	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
+	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
+	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
+	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
+}
+
+// runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
+func runFrontdoor(args []string, _ io.Reader, _, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return frontdoorMain(ctx, args, stderr)
+}
+
+// frontdoorMain runs the front door until ctx ends.
+func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
+	set := newFlagSet("frontdoor", stderr)
+	var f frontdoorFlags
+	f.register(set)
+	logger, code, done := parseArgs(set, &f.global, args, stderr)
+	if done {
+		return code
+	}
+	if refuseInstallationVariables(stderr) {
+		return exitUsage
+	}
+	if f.deciderTarget == "" {
+		fmt.Fprintln(stderr, "frontdoor: --decider-target is required")
+		return exitUsage
+	}
+	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return exitUsage
+	}
+	if f.deciderTimeout <= 0 || f.maxRequestBytes <= 0 || f.certReloadInterval <= 0 || f.shutdownGrace <= 0 {
+		fmt.Fprintln(stderr, "frontdoor: --decider-timeout, --max-request-bytes, --cert-reload-interval and --shutdown-grace must be positive")
+		return exitUsage
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	m := fmetrics.NewFrontdoor(reg)
+	if err := fmetrics.RegisterRuntime(reg); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: metrics: "+err.Error())
+		return exitUsage
+	}
+
+	pair := certs.New(f.tlsCert, f.tlsKey, logger, m)
+	if err := pair.Load(); err != nil {
+		if !f.plaintext {
+			if errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(stderr, "frontdoor: no certificate at %s and %s, and plaintext is off\n", f.tlsCert, f.tlsKey)
+			} else {
+				fmt.Fprintf(stderr, "frontdoor: the serving pair at %s and %s does not load: %v\n", f.tlsCert, f.tlsKey, err)
+			}
+			return exitUsage
+		}
+		logger.Warn("no serving certificate; serving plain HTTP (--plaintext)")
+		pair = nil
+	}
+
+	dc, err := client.New(client.Config{
+		Target:         f.deciderTarget,
+		Plaintext:      f.deciderPlaintext,
+		CAFile:         f.deciderCA,
+		ClientCertFile: f.deciderClientCert,
+		ClientKeyFile:  f.deciderClientKey,
+		ServerName:     f.deciderServerName,
+		TokenFile:      f.deciderTokenFile,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return exitUsage
+	}
+	defer dc.Close()
+	if pair != nil {
+		go pair.Run(ctx, f.certReloadInterval)
+	}
+
+	srv := httpserver.New(httpserver.Config{
+		Admission: handler.New(handler.Config{
+			Decider:                dc,
+			Timeout:                f.deciderTimeout,
+			OnDeciderError:         f.onDeciderError,
+			OnDeciderErrorValidate: f.onDeciderErrorValidate,
+			MaxRequestBytes:        f.maxRequestBytes,
+			Logger:                 logger,
+			Metrics:                m,
+		}),
+		Certs:         pair,
+		Gatherer:      reg,
+		Logger:        logger,
+		ShutdownGrace: f.shutdownGrace,
+	})
+	lis, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "frontdoor: %v\n", err)
+		return exitUsage
+	}
+	var opsLis net.Listener
+	if f.metricsAddr != "" {
+		if opsLis, err = net.Listen("tcp", f.metricsAddr); err != nil {
+			lis.Close()
+			fmt.Fprintf(stderr, "frontdoor: metrics listener: %v\n", err)
+			return exitUsage
+		}
+	}
+	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
+		"decider_target", f.deciderTarget, "on_decider_error", f.onDeciderError)
+	return runFrontdoorServer(ctx, srv, lis, opsLis, logger)
+}
+
+// runFrontdoorServer serves the admission listener (and the ops listener
+// when given) until ctx ends, then drains. A run-time failure exits 1.
+func runFrontdoorServer(ctx context.Context, srv *httpserver.Server, lis, opsLis net.Listener, logger *slog.Logger) int {
+	errc := make(chan error, 2)
+	running := 1
+	go func() { errc <- srv.Serve(ctx, lis) }()
+	if opsLis != nil {
+		running++
+		go func() { errc <- srv.ServeOps(ctx, opsLis) }()
+	}
+	code := exitOK
+	for ; running > 0; running-- {
+		if err := <-errc; err != nil && ctx.Err() == nil {
+			logger.Error("frontdoor stopped", "error", err.Error())
+			code = exitRefused
+			break
+		}
+	}
+	return code
+}
+
+// refuseInstallationVariables prints one line per installation variable set
+// in the environment, sorted, and reports whether there was any (spec 07
+// §1.2: the front door has no installation settings).
+func refuseInstallationVariables(stderr io.Writer) bool {
+	var set []string
+	for _, v := range installation.Variables() {
+		if _, ok := lookupEnvVar(v); ok {
+			set = append(set, v)
+		}
+	}
+	sort.Strings(set)
+	for _, v := range set {
+		fmt.Fprintf(stderr, "frontdoor: %s is an installation setting; set it on the decider\n", v)
+	}
+	return len(set) > 0
+}
+
+// checkFailureFlags validates --on-decider-error and --on-decider-error-validate.
+func checkFailureFlags(onError, onErrorValidate string) error {
+	if onError != handler.OnErrorDeny && onError != handler.OnErrorAllow {
+		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
+	}
+	if onErrorValidate != "" && onErrorValidate != handler.OnErrorDeny && onErrorValidate != handler.OnErrorAllow {
+		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
+	}
+	return nil
 }

@@ -1,12 +1,283 @@
 package main
 
 import (
+	"context"
+	_ "embed"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/server"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
+	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 )
 
-// runServe is a placeholder until its issue lands.
-func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "dynamic-config: not implemented yet")
-	return exitUsage
+// defaultInstallation is serve's embedded installation document (spec 02 §1).
+//
+//go:embed default-installation.yaml
+var defaultInstallation []byte
+
+// serveShutdownGrace bounds each component's drain in serve.
+const serveShutdownGrace = 10 * time.Second
+
+// errNotLoopback is serve's refusal of a non-loopback listen address.
+var errNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
+
+// serveFlags are the flags of `dynamic-config serve` (spec 07 §1.3). The
+// listener and TLS flags have no environment variable.
+type serveFlags struct {
+	global                 globalFlags
+	addr                   string
+	deciderAddr            string
+	metricsAddr            string
+	installation           string
+	reloadInterval         time.Duration
+	tlsCert, tlsKey        string
+	tlsGenerate            string
+	addrFile               string
+	onDeciderError         string
+	onDeciderErrorValidate string
+}
+
+func (s *serveFlags) register(fs *flagSet) {
+	s.global.register(fs, "text")
+	fs.stringVar(&s.addr, "addr", "", "127.0.0.1:8080", "front door listener (plain HTTP unless --tls-cert/--tls-key or --tls-generate)")
+	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
+	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
+	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
+	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
+	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
+	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
+	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
+	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
+	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
+	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+}
+
+// runServe is `dynamic-config serve`: decider and front door in one process
+// on loopback, wired over real gRPC.
+func runServe(args []string, _ io.Reader, _, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return serveMain(ctx, args, stderr)
+}
+
+// serveMain runs serve until ctx ends.
+func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
+	set := newFlagSet("serve", stderr)
+	var f serveFlags
+	f.register(set)
+	logger, code, done := parseArgs(set, &f.global, args, stderr)
+	if done {
+		return code
+	}
+	for _, a := range []string{f.addr, f.deciderAddr, f.metricsAddr} {
+		if a != "" && !isLoopbackAddr(a) {
+			fmt.Fprintln(stderr, errNotLoopback.Error())
+			return exitUsage
+		}
+	}
+	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	certFile, keyFile, err := serveTLSFiles(f)
+	if err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := installation.Options{DocumentPath: f.installation, DocumentExplicit: true, Environ: os.Environ()}
+	if f.installation == "" {
+		path, cleanup, err := writeEmbeddedInstallation()
+		if err != nil {
+			fmt.Fprintln(stderr, "serve: "+err.Error())
+			return exitUsage
+		}
+		defer cleanup()
+		opts.DocumentPath = path
+	}
+	tokenFile, _ := lookupEnvVar("DYNAMIC_CONFIG_DECIDER_TOKEN_FILE")
+
+	reg := prometheus.NewRegistry()
+	d, err := startDecider(ctx, deciderSetup{
+		logger:         logger,
+		registry:       reg,
+		installation:   opts,
+		reloadInterval: f.reloadInterval,
+		addr:           f.deciderAddr,
+		server:         server.Config{TokenFile: tokenFile, Reflection: true},
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	defer d.shutdown(serveShutdownGrace)
+
+	m := fmetrics.NewFrontdoor(reg)
+	var pair *certs.Pair
+	if certFile != "" {
+		pair = certs.New(certFile, keyFile, logger, m)
+		if err := pair.Load(); err != nil {
+			fmt.Fprintf(stderr, "serve: the serving pair at %s and %s does not load: %v\n", certFile, keyFile, err)
+			return exitUsage
+		}
+		go pair.Run(ctx, 10*time.Second)
+	}
+	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile})
+	if err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	defer dc.Close()
+	srv := httpserver.New(httpserver.Config{
+		Admission: handler.New(handler.Config{
+			Decider:                dc,
+			OnDeciderError:         f.onDeciderError,
+			OnDeciderErrorValidate: f.onDeciderErrorValidate,
+			Logger:                 logger,
+			Metrics:                m,
+		}),
+		Certs:         pair,
+		Gatherer:      reg,
+		Logger:        logger,
+		ShutdownGrace: serveShutdownGrace,
+	})
+	lis, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return exitUsage
+	}
+	var metricsErr <-chan error
+	if f.metricsAddr != "" {
+		mlis, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			lis.Close()
+			fmt.Fprintf(stderr, "serve: metrics listener: %v\n", err)
+			return exitUsage
+		}
+		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
+		metricsErr = serveHTTP(ctx, mlis, server.MetricsHandler(reg, ready), logger, serveShutdownGrace)
+	}
+
+	scheme := "http"
+	if pair != nil {
+		scheme = "https"
+	}
+	frontdoorURL := scheme + "://" + lis.Addr().String()
+	if f.addrFile != "" {
+		content := "frontdoor=" + frontdoorURL + "\ndecider=" + d.addr.String() + "\n"
+		if err := writeFileAtomic(f.addrFile, []byte(content)); err != nil {
+			lis.Close()
+			fmt.Fprintf(stderr, "serve: --addr-file: %v\n", err)
+			return exitUsage
+		}
+	}
+	logger.Info("serving", "frontdoor", frontdoorURL, "decider", d.addr.String(), "revision", d.store.Current().Revision)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ctx, lis) }()
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+		<-errc
+		return exitOK
+	case err := <-errc:
+		if ctx.Err() != nil {
+			return exitOK
+		}
+		logger.Error("frontdoor stopped", "error", fmt.Sprint(err))
+	case err := <-d.errc:
+		logger.Error("decider stopped", "error", fmt.Sprint(err))
+	case err := <-metricsErr:
+		logger.Error("metrics listener stopped", "error", fmt.Sprint(err))
+	}
+	return exitRefused
+}
+
+// serveTLSFiles resolves the front door's TLS files: --tls-cert/--tls-key,
+// or the pair --tls-generate writes; "" = plain HTTP.
+func serveTLSFiles(f serveFlags) (certFile, keyFile string, err error) {
+	hasPair := f.tlsCert != "" || f.tlsKey != ""
+	switch {
+	case f.tlsGenerate != "" && hasPair:
+		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
+	case f.tlsGenerate != "":
+		gen, err := generateTLS(f.tlsGenerate)
+		if err != nil {
+			return "", "", err
+		}
+		return gen.Cert, gen.Key, nil
+	case hasPair && (f.tlsCert == "" || f.tlsKey == ""):
+		return "", "", errors.New("--tls-cert and --tls-key go together")
+	}
+	return f.tlsCert, f.tlsKey, nil
+}
+
+// writeEmbeddedInstallation writes the embedded document to a private
+// temporary file for the decider to load and returns its path.
+func writeEmbeddedInstallation() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "dynamic-config-serve-")
+	if err != nil {
+		return "", nil, fmt.Errorf("embedded installation: %w", err)
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, "default-installation.yaml")
+	if err := os.WriteFile(path, defaultInstallation, 0o600); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("embedded installation: %w", err)
+	}
+	return path, cleanup, nil
+}
+
+// isLoopbackAddr reports whether a listen address is loopback-only:
+// 127.0.0.0/8, ::1 or localhost, with a port.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// writeFileAtomic writes data to path through a rename, so a reader never
+// sees a partial file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".addr-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }

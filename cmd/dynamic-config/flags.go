@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// lookupEnvVar reads one process environment variable (tests replace it).
+var lookupEnvVar = os.LookupEnv
+
+// flagSet is one subcommand's flags (spec 07: one FlagSet per subcommand).
+// A flag bound to an environment variable takes the variable's value unless
+// the flag is given: flag > environment > default.
+type flagSet struct {
+	*flag.FlagSet
+	name string
+	env  []envBinding
+}
+
+// envBinding ties a flag to its environment variable.
+type envBinding struct {
+	flag, variable string
+	// emptyIsUnset: an empty variable is ignored (every non-string flag);
+	// for a string flag an empty variable is an empty value.
+	emptyIsUnset bool
+	// want says what the variable accepts, for the error message ("" = any text).
+	want string
+}
+
+// newFlagSet returns the flag set of subcommand name, writing usage to stderr.
+func newFlagSet(name string, stderr io.Writer) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return &flagSet{FlagSet: fs, name: name}
+}
+
+func (f *flagSet) bind(name, variable string, emptyIsUnset bool, want string) {
+	if variable != "" {
+		f.env = append(f.env, envBinding{flag: name, variable: variable, emptyIsUnset: emptyIsUnset, want: want})
+	}
+}
+
+// stringVar defines a string flag with an optional environment variable ("" = none).
+func (f *flagSet) stringVar(p *string, name, variable, value, usage string) {
+	f.StringVar(p, name, value, withVariable(usage, variable))
+	f.bind(name, variable, false, "")
+}
+
+// boolVar defines a bool flag; the variable accepts 1/true and 0/false.
+func (f *flagSet) boolVar(p *bool, name, variable string, value bool, usage string) {
+	f.BoolVar(p, name, value, withVariable(usage, variable))
+	f.bind(name, variable, true, "want 1, true, 0 or false")
+}
+
+// durationVar defines a duration flag.
+func (f *flagSet) durationVar(p *time.Duration, name, variable string, value time.Duration, usage string) {
+	f.DurationVar(p, name, value, withVariable(usage, variable))
+	f.bind(name, variable, true, "want a duration such as 10s")
+}
+
+// int64Var defines an int64 flag.
+func (f *flagSet) int64Var(p *int64, name, variable string, value int64, usage string) {
+	f.Int64Var(p, name, value, withVariable(usage, variable))
+	f.bind(name, variable, true, "want a whole number")
+}
+
+func withVariable(usage, variable string) string {
+	if variable == "" {
+		return usage
+	}
+	return usage + " ($" + variable + ")"
+}
+
+// errHelp is returned by parse for -h/--help: print usage, exit 0.
+var errHelp = flag.ErrHelp
+
+// errUsage is returned by parse after the problem was printed.
+var errUsage = errors.New("usage error")
+
+// parse parses args, then applies the environment to every flag not given.
+// A value the flag rejects names the variable. Every error but errHelp has
+// been printed to the flag set's output.
+func (f *flagSet) parse(args []string) error {
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, errHelp) {
+			return err
+		}
+		return errUsage // the flag package printed it
+	}
+	if f.NArg() > 0 {
+		fmt.Fprintf(f.Output(), "%s: unexpected argument %q\n", f.name, f.Arg(0))
+		return errUsage
+	}
+	given := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	for _, b := range f.env {
+		if given[b.flag] {
+			continue
+		}
+		value, ok := lookupEnvVar(b.variable)
+		if !ok || (value == "" && b.emptyIsUnset) {
+			continue
+		}
+		if err := f.Set(b.flag, value); err != nil {
+			fmt.Fprintf(f.Output(), "%s: %s is %q: %s\n", f.name, b.variable, value, b.want)
+			return errUsage
+		}
+	}
+	return nil
+}
+
+// isSet reports whether the flag was given or came from its variable.
+func (f *flagSet) isSet(name string) bool {
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// globalFlags are --log-level and --log-format (every subcommand).
+type globalFlags struct {
+	logLevel, logFormat string
+}
+
+// register adds the global flags; defaultFormat is json for decider and
+// frontdoor, text otherwise.
+func (g *globalFlags) register(f *flagSet, defaultFormat string) {
+	f.stringVar(&g.logLevel, "log-level", "DYNAMIC_CONFIG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
+	f.stringVar(&g.logFormat, "log-format", "DYNAMIC_CONFIG_LOG_FORMAT", defaultFormat, "log format: json or text")
+}
+
+// parseArgs parses a subcommand's flags and builds its logger. It returns
+// done=true with the exit code when the command must stop (help, usage).
+func parseArgs(f *flagSet, g *globalFlags, args []string, stderr io.Writer) (logger *slogLogger, code int, done bool) {
+	if err := f.parse(args); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil, exitOK, true
+		}
+		return nil, exitUsage, true
+	}
+	l, err := newLogger(stderr, g.logLevel, g.logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", f.name, err)
+		return nil, exitUsage, true
+	}
+	return l, exitOK, false
+}

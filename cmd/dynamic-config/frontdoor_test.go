@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFrontdoorStartRefusals(t *testing.T) {
+	token := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(token, []byte("t"), 0o600)
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{
+			name: "installation variables are refused, one sorted line each",
+			env: map[string]string{
+				"DYNAMIC_CONFIG_AGENT_WATCH_SECONDS":   "10",
+				"DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE": "/etc/x.yaml",
+				"DYNAMIC_CONFIG_AGENT_CPU_REQUEST":     "",
+				"DYNAMIC_CONFIG_DECIDER_TARGET":        "127.0.0.1:9090",
+			},
+			want: "frontdoor: DYNAMIC_CONFIG_AGENT_CPU_REQUEST is an installation setting; set it on the decider\n" +
+				"frontdoor: DYNAMIC_CONFIG_AGENT_WATCH_SECONDS is an installation setting; set it on the decider\n" +
+				"frontdoor: DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE is an installation setting; set it on the decider\n",
+		},
+		{
+			name: "the decider target is required",
+			want: "frontdoor: --decider-target is required\n",
+		},
+		{
+			name: "an unknown failure behaviour is refused",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--on-decider-error", "ignore"},
+			want: "frontdoor: --on-decider-error is \"ignore\": deny or allow\n",
+		},
+		{
+			name: "an unknown validating failure behaviour is refused",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--on-decider-error-validate", "Allow"},
+			want: "frontdoor: --on-decider-error-validate is \"Allow\": deny or allow\n",
+		},
+		{
+			name: "without a certificate and without plaintext the front door does not start",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key"},
+			want: "frontdoor: no certificate at /nonexistent/tls.crt and /nonexistent/tls.key, and plaintext is off\n",
+		},
+		{
+			name: "a token over plaintext to a remote decider is refused",
+			args: []string{"--decider-target", "dns:///decider.example.svc:9090", "--decider-plaintext", "--decider-token-file", token,
+				"--plaintext", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key", "--log-level", "error"},
+			want: "frontdoor: decider client: a bearer token is not sent over plaintext to dns:///decider.example.svc:9090; use TLS or a loopback target\n",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			withFoundationEnv(t, c.env)
+			var stderr bytes.Buffer
+			if code := frontdoorMain(t.Context(), c.args, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if stderr.String() != c.want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), c.want)
+			}
+		})
+	}
+}

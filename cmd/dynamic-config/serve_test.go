@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+func TestServeBindsLoopbackOnly(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"a wildcard front door address is refused", []string{"--addr", "0.0.0.0:8080"}},
+		{"a routable decider address is refused", []string{"--decider-addr", "10.0.0.1:9090"}},
+		{"a metrics address without a host is refused", []string{"--metrics-addr", ":9092"}},
+		{"an IPv6 wildcard is refused", []string{"--addr", "[::]:8080"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			withFoundationEnv(t, nil)
+			var stderr bytes.Buffer
+			if code := serveMain(t.Context(), c.args, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			want := "serve binds loopback addresses only; run decider and frontdoor separately for anything else\n"
+			if stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+		})
+	}
+}
+
+// foundationServe runs serve with args (plus loopback port-0 listeners and
+// an addr file) until the test ends and returns the addr-file entries.
+func foundationServe(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	withFoundationEnv(t, nil)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	stderr := &foundationStderr{}
+	go func() {
+		done <- serveMain(ctx, append([]string{"--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
+			"--addr-file", addrFile, "--log-level", "warn"}, args...), stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != exitOK {
+				t.Errorf("serve exited %d after cancel:\n%s", code, stderr.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(addrFile); err == nil {
+			entries := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				entries[k] = v
+			}
+			return entries
+		}
+		select {
+		case code := <-done:
+			done <- code
+			t.Fatalf("serve exited %d:\n%s", code, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no addr file:\n%s", stderr.String())
+	return nil
+}
+
+// foundationStderr is a goroutine-safe stderr for a running subcommand.
+type foundationStderr struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *foundationStderr) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *foundationStderr) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// foundationAdmission is the part of an AdmissionReview answer the tests read.
+type foundationAdmission struct {
+	Response struct {
+		UID              string            `json:"uid"`
+		Allowed          bool              `json:"allowed"`
+		Patch            string            `json:"patch"`
+		PatchType        string            `json:"patchType"`
+		AuditAnnotations map[string]string `json:"auditAnnotations"`
+	} `json:"response"`
+}
+
+func foundationPostReview(t *testing.T, c *http.Client, url string) foundationAdmission {
+	t.Helper()
+	body, err := os.ReadFile("../../examples/review-inject.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Post(url+"/mutate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var out foundationAdmission
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestServeInjectsTheSingleLineOfIntent(t *testing.T) {
+	addrs := foundationServe(t)
+	t.Run("the addr file names both listeners", func(t *testing.T) {
+		if !strings.HasPrefix(addrs["frontdoor"], "http://127.0.0.1:") || !strings.HasPrefix(addrs["decider"], "127.0.0.1:") {
+			t.Errorf("addr file %v", addrs)
+		}
+	})
+	t.Run("the README example review is injected by the embedded installation", func(t *testing.T) {
+		out := foundationPostReview(t, http.DefaultClient, addrs["frontdoor"])
+		r := out.Response
+		if r.UID != "705ab4f5-6393-11e8-b7cc-42010a800002" || !r.Allowed || r.PatchType != "JSONPatch" {
+			t.Fatalf("response %+v", r)
+		}
+		if !strings.HasPrefix(r.AuditAnnotations["revision"], "sha256:") {
+			t.Errorf("audit annotations %v", r.AuditAnnotations)
+		}
+		patch, err := base64.StdEncoding.DecodeString(r.Patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"dynamic-config-agent"`, `"--endpoint","http://consul.infra.svc:8500"`, `"--key","myapp/config.json"`, `"--out","/config/rendered.json"`} {
+			if !strings.Contains(string(patch), want) {
+				t.Errorf("patch lacks %s:\n%s", want, patch)
+			}
+		}
+	})
+	t.Run("the decider answers the seed's single line of intent over gRPC", func(t *testing.T) {
+		c, err := client.New(client.Config{Target: addrs["decider"], Plaintext: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var req deciderv1.DecisionRequest
+		if err := protojson.Unmarshal([]byte(`{"purpose": "PURPOSE_MUTATE",
+			"pod": {"namespace": "default", "name": "app", "operation": "OPERATION_CREATE",
+			"resourceKind": "RESOURCE_KIND_POD", "annotations": {"dynamic-config.rs/inject": "true"},
+			"containers": [{"name": "app"}]}}`), &req); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		resp, err := c.Decide(ctx, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := resp.GetDecision()
+		if d.GetOutcome() != deciderv1.Outcome_OUTCOME_INJECT {
+			t.Fatalf("outcome %v", d.GetOutcome())
+		}
+		values := map[string]*deciderv1.ResolvedValue{}
+		for _, v := range d.GetRenders()[0].GetValues() {
+			values[v.GetKnob()] = v
+		}
+		want := []struct {
+			knob, value string
+			tier        deciderv1.Tier
+			pinned      bool
+		}{
+			{"source", "consul", deciderv1.Tier_TIER_FLEET_DEFAULT, false},
+			{"path", "/config/rendered.json", deciderv1.Tier_TIER_FLEET_DEFAULT, false},
+			{"endpoint", "http://consul.infra.svc:8500", deciderv1.Tier_TIER_STORE_DEFAULT, true},
+			{"key", "myapp/config.json", deciderv1.Tier_TIER_STORE_DEFAULT, false},
+			{"watch-seconds", "10", deciderv1.Tier_TIER_STORE_DEFAULT, false},
+			{"file-mode", "0640", deciderv1.Tier_TIER_FLEET_DEFAULT, false},
+		}
+		for _, w := range want {
+			v := values[w.knob]
+			if v.GetValue() != w.value || v.GetTier() != w.tier || v.GetPinned() != w.pinned {
+				t.Errorf("%s = %q %v pinned=%v, want %q %v pinned=%v", w.knob, v.GetValue(), v.GetTier(), v.GetPinned(), w.value, w.tier, w.pinned)
+			}
+		}
+		args := strings.Join(d.GetPlan().GetAgents()[0].GetContainer().GetArgs(), " ")
+		wantArgs := "--source consul --endpoint http://consul.infra.svc:8500 --key myapp/config.json --out /config/rendered.json --file-mode 0640 --watch 10"
+		if args != wantArgs {
+			t.Errorf("args %q\nwant %q", args, wantArgs)
+		}
+	})
+}
+
+func TestServeGeneratesTLS(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	addrs := foundationServe(t, "--tls-generate", dir)
+	if !strings.HasPrefix(addrs["frontdoor"], "https://127.0.0.1:") {
+		t.Fatalf("front door %q is not https", addrs["frontdoor"])
+	}
+	caPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}, Timeout: 10 * time.Second}
+	t.Run("the front door answers over TLS verified by the generated CA", func(t *testing.T) {
+		if out := foundationPostReview(t, c, addrs["frontdoor"]); !out.Response.Allowed {
+			t.Errorf("response %+v", out.Response)
+		}
+	})
+}

@@ -1,0 +1,101 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+)
+
+// Values of the purpose label.
+const (
+	PurposeMutate   = "mutate"
+	PurposeValidate = "validate"
+)
+
+// Values of the outcome label.
+const (
+	OutcomeSkip   = "skip"
+	OutcomeInject = "inject"
+	OutcomeRefuse = "refuse"
+	OutcomeAllow  = "allow"
+)
+
+// Values of the refusal reason label.
+const (
+	ReasonMalformed = "malformed"
+	ReasonPinned    = "pinned"
+	ReasonPolicy    = "policy"
+	ReasonConflict  = "conflict"
+	ReasonEnvPolicy = "env_policy"
+)
+
+// Values of the env-policy mode label.
+const (
+	ModeEnforce = "enforce"
+	ModeWarn    = "warn"
+	ModeAudit   = "audit"
+)
+
+// purposeLabels, outcomeLabels and reasonLabels map the core enums to label
+// values without allocating per request.
+var (
+	purposeLabels = map[decision.Purpose]string{
+		decision.PurposeMutate:   PurposeMutate,
+		decision.PurposeValidate: PurposeValidate,
+	}
+	outcomeLabels = map[decision.Outcome]string{
+		decision.OutcomeSkip:   OutcomeSkip,
+		decision.OutcomeInject: OutcomeInject,
+		decision.OutcomeRefuse: OutcomeRefuse,
+		decision.OutcomeAllow:  OutcomeAllow,
+	}
+	reasonLabels = map[decision.Reason]string{
+		decision.ReasonMalformed: ReasonMalformed,
+		decision.ReasonPinned:    ReasonPinned,
+		decision.ReasonPolicy:    ReasonPolicy,
+		decision.ReasonConflict:  ReasonConflict,
+		decision.ReasonEnvPolicy: ReasonEnvPolicy,
+	}
+)
+
+// Decided records one decision: dynamic_config_decisions_total,
+// dynamic_config_decision_duration_seconds, for a refusal
+// dynamic_config_decision_refusals_total, and one
+// dynamic_config_env_policy_findings_total per evaluated rule that rejected
+// the object. Enum values outside the contract are not counted.
+func (m *Decider) Decided(purpose decision.Purpose, d *decision.Decision, elapsed time.Duration) {
+	if m == nil || d == nil {
+		return
+	}
+	p, ok := purposeLabels[purpose]
+	if !ok {
+		return
+	}
+	m.duration.WithLabelValues(p).Observe(elapsed.Seconds())
+	if o, ok := outcomeLabels[d.Outcome]; ok {
+		m.decisions.WithLabelValues(p, o).Inc()
+	}
+	if d.Outcome == decision.OutcomeRefuse && len(d.Refusals) > 0 {
+		if r, ok := reasonLabels[d.Refusals[0].Reason]; ok {
+			m.refusals.WithLabelValues(r).Inc()
+		}
+	}
+	for i := range d.EnvPolicyResults {
+		res := &d.EnvPolicyResults[i]
+		if res.Evaluated && res.Applies && res.Failed {
+			m.EnvPolicyFinding(res.Mode)
+		}
+	}
+}
+
+// EnvPolicyFinding counts one env-policy rule that rejected an object, by its
+// mode (enforce, warn or audit; other values are not counted).
+func (m *Decider) EnvPolicyFinding(mode string) {
+	if m == nil {
+		return
+	}
+	switch mode {
+	case ModeEnforce, ModeWarn, ModeAudit:
+		m.findings.WithLabelValues(mode).Inc()
+	}
+}

@@ -1,0 +1,97 @@
+// Package client dials the decider for the front door (spec 07 §2):
+// grpc.NewClient with round_robin over every resolved address, keepalive
+// pings, fail-fast calls, and TLS, mTLS, a bearer token or plaintext.
+package client
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// serviceConfig spreads calls over every address the resolver returns (the
+// chart's headless Service with a dns:/// target).
+const serviceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+
+// keepaliveTime is the ping interval on an idle connection.
+const keepaliveTime = 30 * time.Second
+
+// Config says how to reach the decider.
+type Config struct {
+	// Target is the gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090.
+	Target string
+	// Plaintext dials without TLS (loopback and tests).
+	Plaintext bool
+	// CAFile verifies the decider's certificate; empty = the system roots.
+	CAFile string
+	// ClientCertFile and ClientKeyFile are the client pair for mTLS
+	// (re-read when they change).
+	ClientCertFile, ClientKeyFile string
+	// ServerName is the name to verify; empty = the target's host.
+	ServerName string
+	// TokenFile holds the bearer token sent with every call (re-read when it
+	// changes). With Plaintext it is refused unless the target is loopback.
+	TokenFile string
+}
+
+// Client is a connection to the decider.
+type Client struct {
+	deciderv1.DeciderServiceClient
+	conn *grpc.ClientConn
+}
+
+// New builds the client; the connection is made lazily on the first call.
+func New(cfg Config) (*Client, error) {
+	if cfg.Target == "" {
+		return nil, errors.New("decider client: the target is empty")
+	}
+	opts := []grpc.DialOption{
+		grpc.WithDefaultServiceConfig(serviceConfig),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, PermitWithoutStream: true}),
+	}
+
+	loopback := isLoopbackTarget(cfg.Target)
+	if cfg.Plaintext {
+		if cfg.ClientCertFile != "" || cfg.ClientKeyFile != "" || cfg.CAFile != "" {
+			return nil, errors.New("decider client: TLS files are set but the connection is plaintext")
+		}
+		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	} else {
+		tlsConfig, err := clientTLS(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+	}
+
+	if cfg.TokenFile != "" {
+		if cfg.Plaintext && !loopback {
+			return nil, fmt.Errorf("decider client: a bearer token is not sent over plaintext to %s; use TLS or a loopback target", cfg.Target)
+		}
+		token, err := newBearerToken(cfg.TokenFile, !cfg.Plaintext)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.WithPerRPCCredentials(token))
+	}
+
+	conn, err := grpc.NewClient(cfg.Target, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("decider client: %w", err)
+	}
+	return &Client{DeciderServiceClient: deciderv1.NewDeciderServiceClient(conn), conn: conn}, nil
+}
+
+// Close closes the connection; calls in flight fail with Canceled, so the
+// caller drains its requests first.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Conn is the underlying connection (for the health service and tests).
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
