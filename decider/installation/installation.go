@@ -72,6 +72,10 @@ type Value struct {
 	// DocumentPath is the document path when Source is SourceDocument:
 	// "watchSeconds", "storeDefaults.vault.watch-seconds".
 	DocumentPath string
+	// Normalised is Text as knob.Check normalises it (numbers in plain
+	// decimal, file-mode "0<oct>", everything else as written), so readers
+	// need not re-parse it per request.
+	Normalised string
 }
 
 // StoreGroup is one store's per-store defaults.

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withEnviron makes the offline commands see environ as the process environment.
+func withEnviron(t *testing.T, environ ...string) {
+	t.Helper()
+	saved := processEnviron
+	processEnviron = func() []string { return environ }
+	t.Cleanup(func() { processEnviron = saved })
+}
+
+func checkInstallation(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"check-installation"}, args...), strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const seedValues = "../../decider/installation/testdata/"
+
+func TestCheckInstallationExitCodes(t *testing.T) {
+	valid := writeFile(t, "installation.yaml", "watchSeconds: \"30\"\nfileMode: 0640\n")
+	invalid := writeFile(t, "installation.yaml", "watchSeconds: soon\nsourceDeny: \"sandbox: got\"\n")
+	tests := []struct {
+		name    string
+		environ []string
+		args    []string
+		code    int
+		stdout  string // prefix
+		stderr  string // substring
+	}{
+		{"a valid document prints its revision and settings", nil, []string{"--installation", valid}, 0, "installation is valid: sha256:", ""},
+		{"an invalid document prints every problem", nil, []string{"--installation", invalid}, 2, "",
+			"dynamic-config: the installation is invalid (2 problems; document " + invalid + "):\n" +
+				`  watchSeconds [DYNAMIC_CONFIG_AGENT_WATCH_SECONDS]: watch-seconds is "soon": whole seconds` + "\n" +
+				`  sourceDeny [DYNAMIC_CONFIG_WEBHOOK_SOURCE_DENY]: "got" is not a store this contract knows` + "\n"},
+		{"the process environment applies", []string{"DYNAMIC_CONFIG_AGENT_MODE=often"}, []string{"--installation", valid}, 2, "",
+			`DYNAMIC_CONFIG_AGENT_MODE: mode is "often": init, sidecar or both`},
+		{"--no-env skips the process environment", []string{"DYNAMIC_CONFIG_AGENT_MODE=often"}, []string{"--installation", valid, "--no-env"}, 0, "installation is valid: ", ""},
+		{"the locator variable names the document", []string{"DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE=" + invalid}, nil, 2, "", "document " + invalid},
+		{"a named document that does not exist", nil, []string{"--installation", "/nonexistent/installation.yaml"}, 2, "",
+			"/nonexistent/installation.yaml: the installation document does not exist"},
+		{"--values with --installation is a usage error", nil, []string{"--installation", valid, "--values", valid}, 2, "",
+			"check-installation: --installation and --values cannot be used together"},
+		{"an unknown output format is a usage error", nil, []string{"--installation", valid, "-o", "yaml"}, 2, "", `-o is "yaml": text or json`},
+		{"an unknown flag is a usage error", nil, []string{"--bogus"}, 2, "", "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			withEnviron(t, tt.environ...)
+			code, out, errOut := checkInstallation(t, tt.args...)
+			if code != tt.code || !strings.HasPrefix(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestCheckInstallationAcceptsTheSeedValues(t *testing.T) {
+	withEnviron(t)
+	files, err := filepath.Glob(seedValues + "*.values.yaml")
+	if err != nil || len(files) < 6 {
+		t.Fatalf("seed values: %v %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f)+" is accepted as written", func(t *testing.T) {
+			code, out, errOut := checkInstallation(t, "--values", f)
+			if code != 0 || !strings.HasPrefix(out, "installation is valid: sha256:") {
+				t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+	t.Run("the pins example shows the override rule's outcome", func(t *testing.T) {
+		_, out, errOut := checkInstallation(t, "--values", seedValues+"seed000-pins.values.yaml")
+		for _, want := range []string{"fileMode", "pin", "(?)", "vault   endpoint"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("missing %q in\n%s", want, out)
+			}
+		}
+		if !strings.Contains(errOut, `warning: fleet metricsPort is pinned by overridable=false; pods cannot opt out with metrics-port "0"`) {
+			t.Errorf("stderr %s", errOut)
+		}
+	})
+}
+
+func TestCheckInstallationJSON(t *testing.T) {
+	withEnviron(t)
+	doc := writeFile(t, "installation.json", `{"envPolicy": {"rules": [{"environmentVariables": [{"name": "LOG_LEVEL", "value": "debug"}]}]}}`)
+	code, out, errOut := checkInstallation(t, "--installation", doc, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var resp struct {
+		Revision  string `json:"revision"`
+		Settings  []any  `json:"settings"`
+		EnvPolicy struct {
+			Rules []struct {
+				EnvironmentVariables []struct {
+					Name     string `json:"name"`
+					HasValue bool   `json:"hasValue"`
+				} `json:"environmentVariables"`
+			} `json:"rules"`
+		} `json:"envPolicy"`
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(resp.Revision, "sha256:") || len(resp.Settings) != 22 || !resp.EnvPolicy.Rules[0].EnvironmentVariables[0].HasValue {
+		t.Errorf("got %s", out)
+	}
+	if strings.Contains(out, "debug") {
+		t.Error("a listed env-policy value was printed")
+	}
+	if !strings.Contains(errOut, "warning: envPolicy is set; it is enforced only where a ValidatingWebhookConfiguration routes /validate here") {
+		t.Errorf("stderr %s", errOut)
+	}
+}
+
+func TestCheckInstallationTextShowsPolicyValuesAsSet(t *testing.T) {
+	withEnviron(t)
+	doc := writeFile(t, "installation.yaml", "envPolicy:\n  rules:\n    - environmentVariables: [{name: LOG_LEVEL, value: debug}, {name: HTTPS_PROXY}]\n      namespaces: [payments]\n")
+	code, out, _ := checkInstallation(t, "--installation", doc)
+	if code != 0 || !strings.Contains(out, "rule 0: reject anyIn, mode enforce, namespaces payments: LOG_LEVEL=<set>, HTTPS_PROXY") || strings.Contains(out, "debug") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

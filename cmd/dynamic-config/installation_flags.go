@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+)
+
+// processEnviron is the process environment the offline commands read
+// (tests replace it).
+var processEnviron = os.Environ
+
+// errInstallationAndValues is the usage error for --installation with --values.
+var errInstallationAndValues = errors.New("--installation and --values cannot be used together: --values reads chart values instead of a document")
+
+// installationFlags are the installation flags of the offline commands
+// (check-installation, inject, explain; spec 07 §1.4–1.6).
+type installationFlags struct {
+	installation string
+	values       string
+	noEnv        bool
+}
+
+// register adds --installation, --values and --no-env to fs.
+func (f *installationFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.installation, "installation", "",
+		"installation document (.yaml, .yml, .json or .toml); default: $"+installation.DefaultsFileVariable+
+			", else "+installation.DefaultDocumentPath+" if it exists, else none")
+	fs.StringVar(&f.values, "values", "", "chart values file, mapped as the chart maps it (instead of --installation)")
+	fs.BoolVar(&f.noEnv, "no-env", false, "ignore the process environment (DYNAMIC_CONFIG_* variables)")
+}
+
+// usageError reports a flag combination that is a usage error (exit 2).
+func (f *installationFlags) usageError() error {
+	if f.installation != "" && f.values != "" {
+		return errInstallationAndValues
+	}
+	return nil
+}
+
+// environ is the environment the installation is read with: nil with --no-env.
+func (f *installationFlags) environ() []string {
+	if f.noEnv {
+		return nil
+	}
+	return processEnviron()
+}
+
+// options resolves the document as the decider does (spec 02 §1, 07 §1.4):
+// --installation, else DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE (not with
+// --no-env), else the default path when it exists, else none. serve's
+// embedded document is never used here.
+func (f *installationFlags) options() installation.Options {
+	env := f.environ()
+	opts := installation.Options{Environ: env}
+	located := strings.Trim(lookupEnv(env, installation.DefaultsFileVariable), " \t\n\r\v\f")
+	switch {
+	case f.installation != "":
+		opts.DocumentPath, opts.DocumentExplicit = f.installation, true
+	case located != "":
+		opts.DocumentPath, opts.DocumentExplicit = located, true
+	default:
+		if _, err := os.Stat(installation.DefaultDocumentPath); err == nil {
+			opts.DocumentPath = installation.DefaultDocumentPath
+		}
+	}
+	return opts
+}
+
+// load loads and validates the installation the flags name. The error is a
+// usage error (errInstallationAndValues) or an *installation.Problems; both
+// exit 2.
+func (f *installationFlags) load() (*installation.Installation, error) {
+	if err := f.usageError(); err != nil {
+		return nil, err
+	}
+	if f.values != "" {
+		return installation.LoadValues(f.values, f.environ())
+	}
+	return installation.Load(f.options())
+}
+
+// lookupEnv returns the (first) value of name in environ, "" when unset.
+func lookupEnv(environ []string, name string) string {
+	for _, kv := range environ {
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:]
+		}
+	}
+	return ""
+}

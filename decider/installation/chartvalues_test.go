@@ -1,0 +1,197 @@
+package installation
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func loadValuesText(t *testing.T, values string, environ ...string) (*Installation, error) {
+	t.Helper()
+	return LoadValues(writeDoc(t, "values.yaml", values), environ)
+}
+
+func TestChartValuesMapping(t *testing.T) {
+	t.Run("the chart's defaults alone give the chart's own installation", func(t *testing.T) {
+		inst, err := loadValuesText(t, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"DYNAMIC_CONFIG_AGENT_IMAGE":"ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.3.0","DYNAMIC_CONFIG_AGENT_METRICS_PORT":"9110","DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS":"false","DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY":"false"}`
+		if string(inst.Canonical) != want {
+			t.Errorf("canonical %s", inst.Canonical)
+		}
+	})
+	t.Run("resource values are written only when they differ from the built-ins", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  defaults:\n    cpuRequest: 10m\n    memoryRequest: 32Mi!\n    memoryLimit: 128Mi\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := inst.Fleet["agent-cpu-request"]; ok {
+			t.Error("cpuRequest written")
+		}
+		if v := inst.Fleet["agent-memory-request"]; v.Text != "32Mi" || v.Marker != MarkerPinned {
+			t.Errorf("memoryRequest %+v", v)
+		}
+		if v := inst.Fleet["agent-memory-limit"]; v.Text != "128Mi" {
+			t.Errorf("memoryLimit %+v", v)
+		}
+	})
+	t.Run("an empty metricsPort leaves the fleet without a port", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  defaults:\n    metricsPort: \"\"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := inst.Fleet["metrics-port"]; ok {
+			t.Error("metricsPort written")
+		}
+	})
+	t.Run("a null deletes a default as helm does", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  defaults:\n    metricsPort: null\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := inst.Fleet["metrics-port"]; ok {
+			t.Error("metricsPort written")
+		}
+	})
+	t.Run("the image takes the digest over the tag", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  image: registry.local/agent\n  tag: v9\n  digest: sha256:abc\n  pullSecret: regcred\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst.AgentImage != "registry.local/agent@sha256:abc" || inst.PullSecret != "regcred" {
+			t.Errorf("image %q secret %q", inst.AgentImage, inst.PullSecret)
+		}
+	})
+	t.Run("events are allowed by either value", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  events: {enabled: true}\n")
+		if err != nil || !inst.AllowEvents {
+			t.Errorf("%v %+v", err, inst)
+		}
+	})
+	t.Run("env, perStore, gates, switches and the env policy land under their keys", func(t *testing.T) {
+		inst, err := loadValuesText(t, `agent:
+  defaults:
+    env: "RUST_LOG=info"
+    perStore:
+      redis: {watch-seconds: "10"}
+webhook:
+  agentEnvAllow: {payments: [AWS_*]}
+  sourceAllow: "*: consul"
+  sourceDeny: "sandbox: git"
+  agentImageAllow: "ghcr.io/acme/"
+  allowTlsSkipVerify: true
+envPolicy:
+  targets: [pods]
+  rules:
+    - environmentVariables: [{name: HTTPS_PROXY}]
+`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(inst.AgentEnv) != 1 || inst.Stores["redis"] == nil || !inst.AgentEnvAllow.Set() || !inst.SourceAllow.Set() || !inst.SourceDeny.Set() ||
+			!reflect.DeepEqual(inst.AgentImageAllow, []string{"ghcr.io/acme/"}) || !inst.AllowTLSSkipVerify || inst.EnvPolicy == nil ||
+			!reflect.DeepEqual(inst.EnvPolicy.Targets, []string{"pods"}) {
+			t.Errorf("got %s", inst.Canonical)
+		}
+	})
+	t.Run("a switch that is not a boolean is refused, never coerced", func(t *testing.T) {
+		_, err := loadValuesText(t, "webhook:\n  allowEvents: \"yes\"\n  allowTlsSkipVerify: \"false\"\n")
+		var p *Problems
+		if !errors.As(err, &p) {
+			t.Fatalf("got %v", err)
+		}
+		assertLines(t, p.Lines, []string{`DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS: allowEvents is "yes": "true" or "false"`})
+	})
+	t.Run("a map-form gate reaches the document in Helm's sorted key order", func(t *testing.T) {
+		inst, err := loadValuesText(t, "webhook:\n  sourceAllow:\n    team-b: [s3]\n    \"*\": [consul]\n    team-a: vault\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []GateGroup{{"*", []string{"consul"}}, {"team-a", []string{"vault"}}, {"team-b", []string{"s3"}}}
+		if !reflect.DeepEqual(inst.SourceAllow.Groups, want) {
+			t.Errorf("got %+v", inst.SourceAllow.Groups)
+		}
+	})
+	t.Run("values the chart refuses are refused with the installation's messages", func(t *testing.T) {
+		_, err := loadValuesText(t, "agent:\n  defaults:\n    endpoint: http://x\n    fileMode: 0999\nwebhook:\n  classes: {enabled: true}\n  selfRotate: {enabled: true}\n")
+		var p *Problems
+		if !errors.As(err, &p) {
+			t.Fatalf("got %v", err)
+		}
+		assertLines(t, p.Lines, []string{
+			`endpoint: "endpoint" is not an installation setting; endpoint is a per-store knob — set it under storeDefaults.<store>; the ones there are: ` + joinKeys(),
+			`fileMode [DYNAMIC_CONFIG_AGENT_FILE_MODE]: file-mode is "0999": octal, like "0640"`,
+			`DYNAMIC_CONFIG_WEBHOOK_CLASSES: classes are not available in this version; webhook.classes.enabled must stay false`,
+			`DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE: selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)`,
+		})
+	})
+	t.Run("the process environment wins over what the chart would set", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  defaults:\n    watchSeconds: \"30\"\n", "DYNAMIC_CONFIG_AGENT_IMAGE=registry.local/a:1", "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS=5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst.AgentImage != "registry.local/a:1" || inst.Fleet["watch-seconds"].Text != "5" {
+			t.Errorf("got %s", inst.Canonical)
+		}
+	})
+	t.Run("a missing values file is reported", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "values.yaml")
+		_, err := LoadValues(p, nil)
+		if err == nil || err.Error() != "dynamic-config: the installation is invalid (1 problem; document "+p+"):\n  "+p+": the chart values file does not exist" {
+			t.Errorf("got %v", err)
+		}
+	})
+}
+
+func joinKeys() string {
+	out := ""
+	for i, k := range documentKeys {
+		if i > 0 {
+			out += ", "
+		}
+		out += k
+	}
+	return out
+}
+
+// TestChartDefaultsMatchTheChart keeps the embedded defaults in step with the
+// chart's values.yaml (when the chart is in the tree).
+func TestChartDefaultsMatchTheChart(t *testing.T) {
+	data, err := os.ReadFile("../../charts/dynamic-config/values.yaml")
+	if err != nil {
+		t.Skip("chart not in the tree")
+	}
+	var chart, ours yaml.Node
+	if err := yaml.Unmarshal(data, &chart); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(chartDefaults), &ours); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(prefix []string, n *yaml.Node)
+	walk = func(prefix []string, n *yaml.Node) {
+		for _, p := range pairs(n) {
+			path := append(append([]string{}, prefix...), p.Key)
+			v := resolve(p.Value)
+			if v.Kind == yaml.MappingNode && len(v.Content) > 0 {
+				walk(path, v)
+				continue
+			}
+			theirs := lookupPath(resolve(&chart), path...)
+			if theirs == nil {
+				t.Errorf("%v: missing from the chart's values.yaml", path)
+				continue
+			}
+			if scalarOf(theirs) != scalarOf(v) || theirs.Kind != v.Kind {
+				t.Errorf("%v: chart %q, embedded %q", path, scalarOf(theirs), scalarOf(v))
+			}
+		}
+	}
+	walk(nil, resolve(&ours))
+}

@@ -1,0 +1,252 @@
+package installation
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Options say where an installation comes from.
+type Options struct {
+	// DocumentPath is the installation document ("" = none: the empty document).
+	DocumentPath string
+	// DocumentExplicit is true when the path was named by the flag or by
+	// DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE: a missing file is then an error
+	// (spec 02 §1). The default path may be missing (the empty document).
+	DocumentExplicit bool
+	// Environ is the process environment (KEY=value); nil = --no-env.
+	Environ []string
+}
+
+// now is the clock used for LoadedAt (tests replace it).
+var now = time.Now
+
+// Load reads the environment and the document, validates the whole
+// installation (spec 02 §7) and returns it, or a *Problems naming every
+// problem in the order of spec 02 §7.3.
+func Load(opts Options) (*Installation, error) {
+	rep := newReport()
+	doc := readDocument(opts.DocumentPath, opts.DocumentExplicit, rep)
+	return build(doc, newEnvironment(opts.Environ), rep)
+}
+
+// build merges the environment over the document, validates and assembles
+// the snapshot.
+func build(doc document, env environment, rep *report) (*Installation, error) {
+	docKeys := map[string]*yaml.Node{}
+	for _, p := range pairs(doc.root) {
+		if !contains(documentKeys, p.Key) {
+			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
+			continue
+		}
+		docKeys[p.Key] = p.Value
+	}
+
+	inst := Empty()
+	inst.DocumentPath = doc.path
+	inst.DocumentPresent = doc.present
+	canon := map[string]any{}
+	readings := make([]reading, len(settings))
+	inputs := make([]input, len(settings))
+	failed := make([]bool, len(settings))
+
+	for i, s := range settings {
+		envText, envSet := env.lookup(s.Variable)
+		var docNode *yaml.Node
+		if s.Key != "" {
+			docNode = docKeys[s.Key]
+		}
+		var docIn input
+		if docNode != nil {
+			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.path, s.Key)}
+		}
+		report := rep.forSetting(i, "")
+		counted := func(p string) { failed[i] = true; report(p) }
+		if envSet {
+			in := input{text: envText, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
+			readings[i], inputs[i] = read(s, in, counted), in
+			if docNode != nil {
+				read(s, docIn, rep.forSetting(i, s.Variable))
+			}
+			continue
+		}
+		if docNode != nil {
+			readings[i], inputs[i] = read(s, docIn, counted), docIn
+		}
+	}
+
+	for i, s := range settings {
+		r := readings[i]
+		if failed[i] {
+			// The attempted revision (Problems.AttemptedRevision) records
+			// what was written for a setting that failed.
+			// A failed envPolicy enters only as a mark: its listed values
+			// never enter a revision (spec 02 §10).
+			if s.Kind == kindEnvPolicy {
+				canon[s.Variable] = "<invalid>"
+			} else if raw := rawValue(inputs[i]); raw != nil {
+				canon[s.Variable] = raw
+			}
+		} else if r.set {
+			canon[s.Variable] = r.canon
+		}
+		if r.set {
+			apply(inst, s, r, inputs[i])
+		}
+	}
+	resolvePins(inst)
+	rep.cross = crossChecks(inst)
+	rep.scan = scanEnvironment(env)
+
+	canonical := encodeCanonical(canon)
+	revision := Revision(canonical)
+	if lines := rep.lines(); len(lines) > 0 {
+		return nil, &Problems{DocumentPath: doc.path, Lines: lines, AttemptedRevision: revision}
+	}
+	inst.Canonical = canonical
+	inst.Revision = revision
+	inst.LoadedAt = now()
+	inst.Settings = displaySettings(inst, readings, inputs)
+	inst.Warnings = advisoryWarnings(inst)
+	return inst, nil
+}
+
+// Revision is "sha256:<hex>" of a canonical form.
+func Revision(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func documentOrigin(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + ": " + key
+}
+
+// unknownKeyProblem is the unknown top-level key message of spec 02 §5.3,
+// with the per-store hint for a store-shaped knob (any spelling).
+func unknownKeyProblem(key string) string {
+	msg := key + ": " + strconv.Quote(key) + " is not an installation setting; "
+	if k := storeShapedKey(key); k != "" {
+		msg += k + " is a per-store knob — set it under storeDefaults.<store>; "
+	}
+	return msg + "the ones there are: " + strings.Join(documentKeys, ", ")
+}
+
+// storeShapedKey returns the store-shaped knob a document key spells
+// (endpoint, endpoint-secret, endpointSecret, endpoint_secret, …), or "".
+func storeShapedKey(key string) string {
+	fold := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	}
+	f := fold(key)
+	for _, k := range StoreShapedKnobs {
+		if fold(k) == f {
+			return k
+		}
+	}
+	return ""
+}
+
+// apply puts one effective reading into the snapshot.
+func apply(inst *Installation, s setting, r reading, in input) {
+	switch s.Kind {
+	case kindKnob:
+		inst.Fleet[s.Knob] = r.value
+	case kindAgentEnv:
+		inst.AgentEnv = r.entries
+	case kindOverridable:
+		inst.FleetOverridable = r.flag
+	case kindStoreDefaults:
+		inst.Stores = r.groups
+	case kindGate:
+		g := Gate{Name: s.Key, Variable: s.Variable, Groups: r.gate, Source: in.source, Origin: in.origin}
+		switch s.Key {
+		case "agentEnvAllow":
+			inst.AgentEnvAllow = g
+		case "sourceAllow":
+			inst.SourceAllow = g
+		case "sourceDeny":
+			inst.SourceDeny = g
+		}
+	case kindImageAllow:
+		inst.AgentImageAllow = r.prefixes
+	case kindSwitch:
+		if s.Variable == varAllowEvents {
+			inst.AllowEvents = r.flag
+		} else {
+			inst.AllowTLSSkipVerify = r.flag
+		}
+	case kindImage:
+		inst.AgentImage = r.display
+	case kindPullSecret:
+		inst.PullSecret = r.display
+	case kindEnvPolicy:
+		inst.EnvPolicy = r.policy
+	}
+}
+
+// resolvePins fills Pinned and Rule on every value by the override rule of
+// spec 02 §6: the value's marker, else its group's flag, else the fleet flag.
+// The rule always comes from the tier that supplied the value.
+func resolvePins(inst *Installation) {
+	rule := func(v *Value, groupFlag *bool) {
+		switch {
+		case v.Marker != MarkerNone:
+			v.Pinned, v.Rule = v.Marker == MarkerPinned, OverrideMarker
+		case groupFlag != nil:
+			v.Pinned, v.Rule = !*groupFlag, OverrideStoreFlag
+		default:
+			v.Pinned, v.Rule = !inst.FleetOverridable, OverrideFleetFlag
+		}
+	}
+	for k, v := range inst.Fleet {
+		rule(&v, nil)
+		inst.Fleet[k] = v
+	}
+	for _, g := range inst.Stores {
+		for k, v := range g.Knobs {
+			rule(&v, g.Overridable)
+			g.Knobs[k] = v
+		}
+	}
+}
+
+// rawValue is a failed setting's value as written, for the attempted
+// revision: the trimmed variable text, or the document node as plain data.
+func rawValue(in input) any {
+	if in.node == nil {
+		if t := trim(in.text); t != "" {
+			return t
+		}
+		return nil
+	}
+	return nodeValue(in.node)
+}
+
+// nodeValue converts a document node into plain data (scalars as their text).
+func nodeValue(n *yaml.Node) any {
+	n = resolve(n)
+	switch {
+	case isNull(n):
+		return nil
+	case n.Kind == yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			out[i] = nodeValue(c)
+		}
+		return out
+	case n.Kind == yaml.MappingNode:
+		out := map[string]any{}
+		for _, p := range pairs(n) {
+			out[p.Key] = nodeValue(p.Value)
+		}
+		return out
+	}
+	return n.Value
+}

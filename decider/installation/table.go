@@ -1,0 +1,192 @@
+package installation
+
+// kind says how a setting's value is read.
+type kind int
+
+const (
+	kindKnob          kind = iota // a fleet default of a defaultable knob (rows 1–14)
+	kindAgentEnv                  // NAME=value list (row 15)
+	kindOverridable               // the fleet flag (row 16)
+	kindStoreDefaults             // per-store groups (row 17)
+	kindGate                      // scoped names (rows 18–20)
+	kindImageAllow                // image prefixes (row 21)
+	kindSwitch                    // true/false switch (rows 22–23)
+	kindClasses                   // must stay false (row 24)
+	kindImage                     // agent image (row 25)
+	kindPullSecret                // pull secret (row 26)
+	kindEnvPolicy                 // environment-variable policy (row 27)
+)
+
+// setting is one row of spec 02 §2.
+type setting struct {
+	Key        string // document key; "" for env-only settings
+	Name       string // the spec 06 Setting.name (document key, or the env-only name)
+	Variable   string
+	ChartValue string
+	Knob       string // the knob spelling of a fleet default (kindKnob)
+	Kind       kind
+	BuiltIn    string
+	// GateMeaning is what an empty gate means, for the "names nothing" message.
+	GateMeaning string
+}
+
+// settings are the rows of spec 02 §2, in table order.
+var settings = []setting{
+	{Key: "cpuRequest", Variable: "DYNAMIC_CONFIG_AGENT_CPU_REQUEST", ChartValue: "agent.defaults.cpuRequest", Knob: "agent-cpu-request", Kind: kindKnob, BuiltIn: "10m"},
+	{Key: "memoryRequest", Variable: "DYNAMIC_CONFIG_AGENT_MEMORY_REQUEST", ChartValue: "agent.defaults.memoryRequest", Knob: "agent-memory-request", Kind: kindKnob, BuiltIn: "32Mi"},
+	{Key: "cpuLimit", Variable: "DYNAMIC_CONFIG_AGENT_CPU_LIMIT", ChartValue: "agent.defaults.cpuLimit", Knob: "agent-cpu-limit", Kind: kindKnob},
+	{Key: "memoryLimit", Variable: "DYNAMIC_CONFIG_AGENT_MEMORY_LIMIT", ChartValue: "agent.defaults.memoryLimit", Knob: "agent-memory-limit", Kind: kindKnob, BuiltIn: "64Mi"},
+	{Key: "fileMode", Variable: "DYNAMIC_CONFIG_AGENT_FILE_MODE", ChartValue: "agent.defaults.fileMode", Knob: "file-mode", Kind: kindKnob},
+	{Key: "watchSeconds", Variable: "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS", ChartValue: "agent.defaults.watchSeconds", Knob: "watch-seconds", Kind: kindKnob, BuiltIn: "15"},
+	{Key: "mode", Variable: "DYNAMIC_CONFIG_AGENT_MODE", ChartValue: "agent.defaults.mode", Knob: "mode", Kind: kindKnob, BuiltIn: "sidecar"},
+	{Key: "nativeSidecar", Variable: "DYNAMIC_CONFIG_AGENT_NATIVE_SIDECAR", ChartValue: "agent.defaults.nativeSidecar", Knob: "native-sidecar", Kind: kindKnob, BuiltIn: "false"},
+	{Key: "volumeMedium", Variable: "DYNAMIC_CONFIG_AGENT_VOLUME_MEDIUM", ChartValue: "agent.defaults.volumeMedium", Knob: "volume-medium", Kind: kindKnob, BuiltIn: "memory"},
+	{Key: "runAsUser", Variable: "DYNAMIC_CONFIG_AGENT_RUN_AS_USER", ChartValue: "agent.defaults.runAsUser", Knob: "agent-run-as-user", Kind: kindKnob, BuiltIn: "65532"},
+	{Key: "runAsGroup", Variable: "DYNAMIC_CONFIG_AGENT_RUN_AS_GROUP", ChartValue: "agent.defaults.runAsGroup", Knob: "agent-run-as-group", Kind: kindKnob, BuiltIn: "65532"},
+	{Key: "metricsPort", Variable: "DYNAMIC_CONFIG_AGENT_METRICS_PORT", ChartValue: "agent.defaults.metricsPort", Knob: "metrics-port", Kind: kindKnob},
+	{Key: "source", Variable: "DYNAMIC_CONFIG_AGENT_SOURCE", ChartValue: "agent.defaults.source", Knob: "source", Kind: kindKnob},
+	{Key: "path", Variable: "DYNAMIC_CONFIG_AGENT_PATH", ChartValue: "agent.defaults.path", Knob: "path", Kind: kindKnob},
+	{Key: "agentEnv", Variable: "DYNAMIC_CONFIG_AGENT_ENV", ChartValue: "agent.defaults.env", Kind: kindAgentEnv},
+	{Key: "overridable", Variable: "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE", ChartValue: "agent.defaults.overridable", Kind: kindOverridable, BuiltIn: "true"},
+	{Key: "storeDefaults", Variable: "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS", ChartValue: "agent.defaults.perStore", Kind: kindStoreDefaults},
+	{Key: "agentEnvAllow", Variable: "DYNAMIC_CONFIG_WEBHOOK_AGENT_ENV_ALLOW", ChartValue: "webhook.agentEnvAllow", Kind: kindGate, GateMeaning: "allow no agent-env name"},
+	{Key: "sourceAllow", Variable: "DYNAMIC_CONFIG_WEBHOOK_SOURCE_ALLOW", ChartValue: "webhook.sourceAllow", Kind: kindGate, GateMeaning: "allow every store"},
+	{Key: "sourceDeny", Variable: "DYNAMIC_CONFIG_WEBHOOK_SOURCE_DENY", ChartValue: "webhook.sourceDeny", Kind: kindGate, GateMeaning: "deny no store"},
+	{Name: "agentImageAllow", Variable: "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW", ChartValue: "webhook.agentImageAllow", Kind: kindImageAllow},
+	{Name: "allowEvents", Variable: "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS", ChartValue: "webhook.allowEvents", Kind: kindSwitch, BuiltIn: "false"},
+	{Name: "allowTlsSkipVerify", Variable: "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY", ChartValue: "webhook.allowTlsSkipVerify", Kind: kindSwitch, BuiltIn: "false"},
+	{Name: "classesEnabled", Variable: "DYNAMIC_CONFIG_WEBHOOK_CLASSES", ChartValue: "webhook.classes.enabled", Kind: kindClasses, BuiltIn: "false"},
+	{Name: "agentImage", Variable: "DYNAMIC_CONFIG_AGENT_IMAGE", ChartValue: "agent.image + agent.tag / agent.digest", Kind: kindImage, BuiltIn: BuiltInAgentImage},
+	{Name: "pullSecret", Variable: "DYNAMIC_CONFIG_AGENT_PULL_SECRET", ChartValue: "agent.pullSecret", Kind: kindPullSecret},
+	{Key: "envPolicy", Variable: "DYNAMIC_CONFIG_ENV_POLICY", ChartValue: "envPolicy.targets, envPolicy.rules", Kind: kindEnvPolicy},
+}
+
+func init() {
+	for i := range settings {
+		if settings[i].Name == "" {
+			settings[i].Name = settings[i].Key
+		}
+	}
+}
+
+// DefaultsFileVariable locates the installation document (spec 02 §2.5).
+const DefaultsFileVariable = "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE"
+
+// DefaultDocumentPath is where the decider looks when neither the flag nor
+// DefaultsFileVariable names a document.
+const DefaultDocumentPath = "/etc/dynamic-config/installation.yaml"
+
+// Variable names used by the loader directly.
+const (
+	varStoreDefaults = "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS"
+	varOverridable   = "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE"
+	varEnvPolicy     = "DYNAMIC_CONFIG_ENV_POLICY"
+	varAgentEnv      = "DYNAMIC_CONFIG_AGENT_ENV"
+	varImageAllow    = "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW"
+	varTLSSkip       = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY"
+	varAllowEvents   = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS"
+	varClasses       = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
+	varImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
+	varPullSecret    = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
+)
+
+// frontdoorVariables are the front door's own names under the scanned prefixes
+// (spec 02 §7.2): known, never installation settings.
+var frontdoorVariables = []string{
+	"DYNAMIC_CONFIG_WEBHOOK_ADDR",
+	"DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR",
+	"DYNAMIC_CONFIG_WEBHOOK_TLS_CERT",
+	"DYNAMIC_CONFIG_WEBHOOK_TLS_KEY",
+	"DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT",
+}
+
+// selfRotateVariables are the reference selfRotate family (spec 02 §7.2).
+var selfRotateVariables = []string{
+	"DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE",
+	"DYNAMIC_CONFIG_WEBHOOK_NAMESPACE",
+	"DYNAMIC_CONFIG_WEBHOOK_SERVICE",
+	"DYNAMIC_CONFIG_WEBHOOK_TLS_SECRET",
+	"DYNAMIC_CONFIG_WEBHOOK_MWC",
+	"DYNAMIC_CONFIG_WEBHOOK_VALIDITY_SECONDS",
+}
+
+// Variables returns the installation variables of spec 02 §2 (rows 1–27) in
+// table order, followed by the document locator. The front door refuses to
+// start with any of them set (spec 07 §1.2).
+func Variables() []string {
+	out := make([]string, 0, len(settings)+1)
+	for _, s := range settings {
+		out = append(out, s.Variable)
+	}
+	return append(out, DefaultsFileVariable)
+}
+
+// documentKeys is the document's key list (spec 02 §2.6), in order.
+var documentKeys = func() []string {
+	var out []string
+	for _, s := range settings {
+		if s.Key != "" {
+			out = append(out, s.Key)
+		}
+	}
+	return out
+}()
+
+// StoreKnobs are the per-store knobs of spec 02 §5.2, in order (the list of
+// the unknown-knob message). overridable is the group's flag, not a value.
+var StoreKnobs = []string{
+	"agent-cpu-request", "agent-memory-request", "agent-cpu-limit", "agent-memory-limit",
+	"file-mode", "watch-seconds", "mode", "volume-medium", "native-sidecar",
+	"agent-run-as-user", "agent-run-as-group", "metrics-port", "path", "overridable",
+	"endpoint", "endpoint-secret", "key", "token-secret", "password-secret", "ca-configmap",
+	"tls-secret", "ssh-secret", "aws-secret", "section", "auth", "auth-mount", "auth-role",
+	"auth-username", "auth-token-path", "namespace", "ref", "api-url", "template", "template-configmap",
+}
+
+// StoreShapedKnobs are the store-shaped knobs of spec 02 §4: per-store only,
+// refused at the fleet tier.
+var StoreShapedKnobs = []string{
+	"endpoint", "endpoint-secret", "key", "token-secret", "password-secret", "ca-configmap",
+	"tls-secret", "ssh-secret", "aws-secret", "section", "auth", "auth-mount", "auth-role",
+	"auth-username", "auth-token-path", "namespace", "ref", "api-url", "template", "template-configmap",
+}
+
+// FleetKnobs are the knobs with a fleet default (spec 02 §2.1 rows 1–14), in table order.
+var FleetKnobs = func() []string {
+	var out []string
+	for _, s := range settings {
+		if s.Kind == kindKnob {
+			out = append(out, s.Knob)
+		}
+	}
+	return out
+}()
+
+// BuiltIn returns the built-in default of a fleet knob ("" when none).
+func BuiltIn(knob string) string {
+	for _, s := range settings {
+		if s.Kind == kindKnob && s.Knob == knob {
+			return s.BuiltIn
+		}
+	}
+	return ""
+}
+
+// IsStore reports whether s is one of the nine stores.
+func IsStore(s string) bool {
+	for _, st := range Stores {
+		if st == s {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
