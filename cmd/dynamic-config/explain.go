@@ -1,12 +1,165 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
-// runExplain is a placeholder until its issue lands.
+// explainUsage is the synopsis of spec 07 §1.5.
+const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [-n|--namespace NS] [-o text|json]"
+
+// explainCommand is explain's command line (spec 07 §1.5).
+var explainCommand = offlineCommand{
+	name:          "explain",
+	synopsis:      explainUsage,
+	fileHelp:      "a Pod or workload manifest (YAML documents or one JSON object); - reads stdin; repeatable",
+	outputs:       []string{"text", "json"},
+	outputDefault: "text",
+	// no admit: explain's kind rule (a Pod or one of the seven workload
+	// kinds, facts.ValidateKind) is applied as each document is decided,
+	// from the request it is decided with.
+}
+
+// runExplain prints every render's knobs with their provenance, the gates,
+// the env policy, the plan, the warnings and the outcome of each document
+// (spec 07 §1.5). Pods go through the mutating path (and the validating path
+// on the mutated pod when a pods-targeting envPolicy exists); workloads
+// through the validating path only.
 func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "dynamic-config: not implemented yet")
-	return exitUsage
+	in, code, done := readOfflineInput(explainCommand, args, stdin, stderr)
+	if done {
+		return code
+	}
+	engine, err := newOfflineEngine(in.installation)
+	if err != nil {
+		fmt.Fprintf(stderr, "explain: %v\n", err)
+		return exitUsage
+	}
+	defer engine.Close()
+
+	results := make([]*explanation, 0, len(in.docs))
+	for _, doc := range in.docs {
+		x, err := explain(context.Background(), engine, doc, in.namespace)
+		if err != nil {
+			fmt.Fprintf(stderr, "explain: %v\n", err)
+			return exitUsage
+		}
+		results = append(results, x)
+	}
+
+	if in.output == "json" {
+		if err := explainWriteJSON(stdout, results); err != nil {
+			fmt.Fprintf(stderr, "explain: %v\n", err)
+			return exitUsage
+		}
+	} else {
+		docFile := "installation"
+		if in.installation.DocumentPath != "" {
+			docFile = filepath.Base(in.installation.DocumentPath)
+		}
+		for i, x := range results {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			explainWriteText(stdout, x, docFile)
+		}
+	}
+	for _, x := range results {
+		if x.refused() {
+			return exitRefused
+		}
+	}
+	return exitOK
+}
+
+// explanation is the outcome of one document: the mutating decision of a Pod
+// and/or the validating decision.
+type explanation struct {
+	kind      string // Pod, Deployment, …
+	facts     *deciderv1.PodFacts
+	policy    *envpolicy.Policy
+	mutate    *deciderv1.DecisionResponse
+	validate  *deciderv1.DecisionResponse
+	namespace string
+	// denial is the front door's own denial when no decision refused (an
+	// unusable answer, 04 §5); nil otherwise.
+	denial *review.Status
+}
+
+// refused reports whether the document was denied.
+func (x *explanation) refused() bool {
+	return x.denial != nil ||
+		x.mutate.GetDecision().GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE ||
+		x.validate.GetDecision().GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE
+}
+
+// explain decides one document with the offline engine (offline.go): the
+// front door handler before an in-process decider reached over real gRPC
+// (bufconn), so explain decides exactly as the cluster does.
+func explain(ctx context.Context, e *offlineEngine, doc *manifestDocument, namespace string) (*explanation, error) {
+	if err := doc.decodeHead(); err != nil {
+		return nil, fmt.Errorf("%s is not an object: %w", doc.where(), err)
+	}
+	namespace = doc.namespaceFrom(namespace)
+	group, version := "", doc.head.APIVersion
+	if i := strings.LastIndexByte(doc.head.APIVersion, '/'); i >= 0 {
+		group, version = doc.head.APIVersion[:i], doc.head.APIVersion[i+1:]
+	}
+	req := &review.Request{
+		UID:       offlineUID,
+		Kind:      review.GroupVersionKind{Group: group, Version: version, Kind: doc.head.Kind},
+		Namespace: namespace,
+		Operation: "CREATE",
+		Object:    doc.raw,
+	}
+	kind := facts.ValidateKind(req)
+	if kind == nil || version != "v1" {
+		k := doc.head.Kind
+		if k == "" {
+			k = "document without a kind"
+		}
+		return nil, fmt.Errorf("explain takes Pods and workloads; %s is a %s", doc.where(), k)
+	}
+	obj, err := facts.Decode(req, kind, doc.raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", doc.where(), err)
+	}
+	x := &explanation{kind: kind.Name, facts: obj.Facts, policy: e.Installation().EnvPolicy, namespace: namespace}
+	if !kind.IsPod() {
+		// workloads: the validating path only (07 §1.5)
+		x.validate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE, obj.Facts)
+		return x, err
+	}
+
+	// pods: /mutate, then /validate on the mutated pod when a pods-targeting
+	// envPolicy exists — inject's path exactly
+	a, err := e.admitPod(doc.raw, namespace, doc.head.Metadata.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", doc.where(), err)
+	}
+	if a.Mutate != nil {
+		x.mutate = &deciderv1.DecisionResponse{Decision: a.Mutate}
+	} else if x.mutate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE, obj.Facts); err != nil {
+		// the front door allowed without an RPC (step A3); the decider's
+		// own answer shows the skip with the revision
+		return nil, err
+	}
+	if a.Validate != nil {
+		x.validate = &deciderv1.DecisionResponse{Decision: a.Validate}
+	}
+	if a.Refused() && !x.refused() {
+		x.denial = a.Answer.Status
+		if x.denial == nil {
+			x.denial = &review.Status{Message: "the front door denied the pod"}
+		}
+	}
+	return x, nil
 }

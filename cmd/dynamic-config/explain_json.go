@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// explainWriteJSON prints protojson DecisionResponses: one object per
+// document ({"mutate": …, "validate": …}), a JSON array for several.
+func explainWriteJSON(w io.Writer, results []*explanation) error {
+	objects := make([]json.RawMessage, 0, len(results))
+	for _, x := range results {
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for _, part := range []struct {
+			name string
+			resp *deciderv1.DecisionResponse
+		}{{"mutate", x.mutate}, {"validate", x.validate}} {
+			if part.resp == nil {
+				continue
+			}
+			data, err := protojson.Marshal(part.resp)
+			if err != nil {
+				return fmt.Errorf("encode the %s decision: %w", part.name, err)
+			}
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q:", part.name)
+			b.Write(data)
+		}
+		b.WriteByte('}')
+		objects = append(objects, b.Bytes())
+	}
+	var compact []byte
+	if len(objects) == 1 {
+		compact = objects[0]
+	} else {
+		var err error
+		if compact, err = json.Marshal(objects); err != nil {
+			return err
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+const explainRevision = "sha256:5d0c8e41a7f2aa0000000000000000000000000000000000000000000000beef"
+
+// The text layout of spec 07 §1.5, from a hand-built decision: the renderer
+// alone, independent of what the resolver decides.
+func TestExplainTextLayout(t *testing.T) {
+	na := deciderv1.OverrideRule_OVERRIDE_RULE_NOT_APPLICABLE
+	inject := &deciderv1.DecisionResponse{Decision: &deciderv1.Decision{
+		Outcome:              deciderv1.Outcome_OUTCOME_INJECT,
+		InstallationRevision: explainRevision,
+		Renders: []*deciderv1.Render{{
+			Name: "", Source: "consul", Validated: true, AgentContainers: []string{"dynamic-config-agent"},
+			Values: []*deciderv1.ResolvedValue{
+				{Knob: "source", Value: "consul", Set: true, Tier: deciderv1.Tier_TIER_ANNOTATION, OverrideRule: na, AnnotationKey: "dynamic-config.rs/source"},
+				{Knob: "endpoint", Value: "http://…@consul:8500", Set: true, Tier: deciderv1.Tier_TIER_ANNOTATION, OverrideRule: na, AnnotationKey: "dynamic-config.rs/endpoint"},
+				{Knob: "watch-seconds", Value: "10", Set: true, Tier: deciderv1.Tier_TIER_STORE_DEFAULT, Variable: "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS", Store: "consul"},
+				{Knob: "file-mode", Value: "0640", Set: true, Tier: deciderv1.Tier_TIER_FLEET_DEFAULT, Pinned: true, DocumentPath: "fileMode", Variable: "DYNAMIC_CONFIG_AGENT_FILE_MODE"},
+				{Knob: "agent-cpu-limit", Tier: deciderv1.Tier_TIER_NONE, OverrideRule: na},
+				{Knob: "template", Value: "a b", Set: true, Tier: deciderv1.Tier_TIER_ANNOTATION, AnnotationKey: "dynamic-config.rs/template"},
+				{Knob: "agent-run-as-user", Value: "1000", Set: true, Tier: deciderv1.Tier_TIER_POD_SPEC, Note: "inherited from spec.securityContext.runAsUser"},
+			},
+		}, {
+			Name: "cache", Source: "redis", Validated: true, AgentContainers: []string{"dynamic-config-agent-cache"},
+			Values: []*deciderv1.ResolvedValue{
+				{Knob: "a-knob-name-longer-than-twenty", Value: "x", Set: true, Tier: deciderv1.Tier_TIER_BUILT_IN},
+			},
+		}},
+		Gates: []*deciderv1.GateRuling{
+			{Gate: "sourceDeny", Subject: "consul", Passed: true, Namespace: "default"},
+			{Gate: "sourceAllow", Subject: "consul", Passed: true, Namespace: "default", Listing: []string{"consul", "vault"}},
+			{Gate: "sourceDeny", Subject: "redis", Render: "cache", Passed: true, Namespace: "default"},
+		},
+		Plan: &deciderv1.MutationPlan{
+			Volumes:   []*deciderv1.Volume{{Name: "dynamic-config"}},
+			AppMounts: []*deciderv1.AppMount{{ContainerName: "app"}, {ContainerName: "worker"}},
+			Agents: []*deciderv1.AgentPlacement{
+				{List: deciderv1.ContainerList_CONTAINER_LIST_CONTAINERS, Container: &deciderv1.AgentContainer{Name: "dynamic-config-agent"}},
+				{List: deciderv1.ContainerList_CONTAINER_LIST_INIT_CONTAINERS, Container: &deciderv1.AgentContainer{Name: "dynamic-config-agent-cache", RestartPolicy: "Always"}},
+			},
+		},
+		Warnings: []*deciderv1.Warning{{Code: "watch-seconds-low", Message: "watch-seconds is 2 — every replica polls the store that often; mind the store's load and its bill"}},
+	}}
+	validate := &deciderv1.DecisionResponse{Decision: &deciderv1.Decision{
+		Outcome: deciderv1.Outcome_OUTCOME_ALLOW,
+		EnvPolicyResults: []*deciderv1.EnvPolicyRuleResult{
+			{Index: 0, Reject: "anyIn", Mode: "enforce", Evaluated: true},
+			{Index: 1, Reject: "anyIn", Mode: "warn", Evaluated: true, Applies: true, Failed: true, MatchedNames: []string{"HTTPS_PROXY"}},
+			{Index: 2, Reject: "allAreUsed", Mode: "audit", Evaluated: true, Applies: true},
+		},
+		Warnings: []*deciderv1.Warning{{Code: "env-policy-warn", Message: "policy warning"}},
+	}}
+	x := &explanation{
+		kind: "Pod", namespace: "default",
+		facts:  &deciderv1.PodFacts{Name: "app"},
+		policy: &envpolicy.Policy{Targets: []string{"pods"}},
+		mutate: inject, validate: validate,
+	}
+	var out bytes.Buffer
+	explainWriteText(&out, x, "installation.yaml")
+	want := `pod default/app   outcome: inject   revision: sha256:5d0c8e41a7f2…
+render (default)  source consul   agents: dynamic-config-agent
+  KNOB                VALUE                   TIER            PIN  FROM
+  source              consul                  annotation           dynamic-config.rs/source
+  endpoint            http://…@consul:8500    annotation           dynamic-config.rs/endpoint
+  watch-seconds       10                      store default        DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS (consul)
+  file-mode           0640                    fleet default   pin  installation.yaml: fileMode
+  agent-cpu-limit     —                       none
+  template            "a b"                   annotation           dynamic-config.rs/template
+  agent-run-as-user   1000                    pod spec             inherited from spec.securityContext.runAsUser
+render "cache"  source redis   agents: dynamic-config-agent-cache
+  KNOB                            VALUE                   TIER            PIN  FROM
+  a-knob-name-longer-than-twenty  x                       built-in
+gates (namespace "default"): sourceDeny passed; sourceAllow passed (allowed here: consul, vault); sourceDeny (render "cache") passed
+env policy: rule 0 (anyIn, enforce) does not apply here; rule 1 (anyIn, warn) rejects this pod (matched: HTTPS_PROXY); rule 2 (allAreUsed, audit) passes
+plan: 1 volume, mount into app and worker, dynamic-config-agent → containers, dynamic-config-agent-cache → initContainers (native sidecar)
+warnings:
+  watch-seconds is 2 — every replica polls the store that often; mind the store's load and its bill
+  policy warning
+`
+	if got := out.String(); got != want {
+		t.Errorf("text layout differs:\n--- got\n%s--- want\n%s", got, want)
+	}
+
+	t.Run("a refusal ends with the refused line and shows unvalidated renders", func(t *testing.T) {
+		refused := &explanation{kind: "Pod", namespace: "team-a", facts: &deciderv1.PodFacts{GenerateName: "web-"},
+			mutate: &deciderv1.DecisionResponse{Decision: &deciderv1.Decision{
+				Outcome: deciderv1.Outcome_OUTCOME_REFUSE, InstallationRevision: explainRevision,
+				Renders: []*deciderv1.Render{{Source: "consul"}},
+				Refusals: []*deciderv1.Refusal{{ReasonSlug: "DynamicConfigMalformed", HttpCode: 400, Check: "watch-seconds.value",
+					Message: `dynamic-config.rs/watch-seconds is "x": whole seconds`}},
+			}}}
+		var out bytes.Buffer
+		explainWriteText(&out, refused, "installation.yaml")
+		want := `pod team-a/web-…   outcome: refuse   revision: sha256:5d0c8e41a7f2…
+render (default)  source consul   agents: none   (not validated: the values are the raw tier lookups)
+  KNOB                VALUE                   TIER            PIN  FROM
+gates: none consulted
+env policy: none
+plan: none
+warnings: none
+refused (DynamicConfigMalformed 400) at watch-seconds.value: dynamic-config.rs/watch-seconds is "x": whole seconds
+`
+		if got := out.String(); got != want {
+			t.Errorf("refusal layout differs:\n--- got\n%s--- want\n%s", got, want)
+		}
+	})
+}
+
+// explainWriteFile writes content under dir and returns the path.
+func explainWriteFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const explainConsulPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  annotations:
+    dynamic-config.rs/inject: "true"
+    dynamic-config.rs/source: "consul"
+    dynamic-config.rs/endpoint: "http://consul:8500"
+    dynamic-config.rs/key: "myapp/config.json"
+    dynamic-config.rs/path: "/config/rendered.toml"
+spec:
+  containers:
+  - name: app
+    image: busybox
+`
+
+const explainDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        env:
+        - name: HTTPS_PROXY
+          value: http://proxy:3128
+`
+
+const explainPolicy = `envPolicy:
+  rules:
+  - environmentVariables:
+    - name: HTTPS_PROXY
+`
+
+func explainRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = runExplain(args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestExplainCommand(t *testing.T) {
+	dir := t.TempDir()
+	empty := explainWriteFile(t, dir, "empty.yaml", "")
+	policy := explainWriteFile(t, dir, "policy.yaml", explainPolicy)
+	pod := explainWriteFile(t, dir, "pod.yaml", explainConsulPod)
+	deployment := explainWriteFile(t, dir, "deployment.yaml", explainDeployment)
+	both := explainWriteFile(t, dir, "both.yaml", explainConsulPod+"---\n"+explainDeployment)
+	configMap := explainWriteFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+
+	t.Run("a pod prints its header with the empty installation's short revision", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env")
+		if code == exitUsage {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.HasPrefix(out, "pod default/app   outcome: ") || !strings.Contains(out, "revision: sha256:44136fa355b3…\n") {
+			t.Errorf("unexpected header:\n%s", out)
+		}
+		if !strings.Contains(out, "env policy: none\n") {
+			t.Errorf("no env policy line:\n%s", out)
+		}
+	})
+	t.Run("-n names the namespace", func(t *testing.T) {
+		out, _, _ := explainRun(t, "-f", pod, "--installation", empty, "--no-env", "-n", "team-a")
+		if !strings.HasPrefix(out, "pod team-a/app ") {
+			t.Errorf("unexpected header:\n%s", out)
+		}
+	})
+	t.Run("-o json prints the mutate response only, without a pods-targeting policy", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env", "-o", "json")
+		if code == exitUsage {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got map[string]map[string]map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if _, ok := got["validate"]; ok || got["mutate"]["decision"]["installationRevision"] == nil {
+			t.Errorf("want {\"mutate\": {\"decision\": …}} only:\n%s", out)
+		}
+	})
+	t.Run("a workload goes through the validating path only and a policy refusal exits 1", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", deployment, "--installation", policy, "--no-env", "-o", "json")
+		var got map[string]map[string]map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s%s", err, out, errOut)
+		}
+		if _, ok := got["mutate"]; ok || got["validate"] == nil {
+			t.Errorf("want {\"validate\": …} only:\n%s", out)
+		}
+		if outcome := got["validate"]["decision"]["outcome"]; outcome == "OUTCOME_REFUSE" && code != exitRefused {
+			t.Errorf("a refusal exits %d, want %d", code, exitRefused)
+		}
+	})
+	t.Run("a pod under a pods-targeting policy also gets the validating decision", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", pod, "--installation", policy, "--no-env", "-o", "json")
+		if code == exitUsage {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		if got["mutate"] == nil || got["validate"] == nil {
+			t.Errorf("want both decisions:\n%s", out)
+		}
+	})
+	t.Run("several documents give a JSON array", func(t *testing.T) {
+		out, _, _ := explainRun(t, "-f", both, "--installation", empty, "--no-env", "-o", "json")
+		var got []map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 2 {
+			t.Fatalf("want an array of two: %v\n%s", err, out)
+		}
+		if got[0]["mutate"] == nil || got[1]["validate"] == nil {
+			t.Errorf("want a pod's mutate and a deployment's validate:\n%s", out)
+		}
+	})
+	t.Run("several documents in text are separated by a blank line", func(t *testing.T) {
+		out, _, _ := explainRun(t, "-f", both, "--installation", empty, "--no-env")
+		if !strings.Contains(out, "\n\ndeployment shop/web   outcome: skip (no environment-variable policy)") {
+			t.Errorf("unexpected text:\n%s", out)
+		}
+	})
+
+	t.Run("canonical example 1 explains its knobs, gates and plan", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, line := range []string{
+			"pod default/app   outcome: inject   revision: sha256:44136fa355b3…\n",
+			"render (default)  source consul   agents: dynamic-config-agent\n",
+			"\n  endpoint ", "dynamic-config.rs/endpoint\n",
+			"\nplan: 1 volume, mount into app, dynamic-config-agent → containers\nwarnings: none\n",
+		} {
+			if !strings.Contains(out, line) {
+				t.Errorf("output lacks %q:\n%s", line, out)
+			}
+		}
+	})
+	t.Run("a refused pod exits 1 and ends with the refused line, URL-redacted", func(t *testing.T) {
+		refused := explainWriteFile(t, dir, "refused.yaml", strings.Replace(explainConsulPod,
+			`dynamic-config.rs/endpoint: "http://consul:8500"`,
+			`dynamic-config.rs/endpoint: "http://user:pw@consul:8500"
+    dynamic-config.rs/watch-seconds: "soon"`, 1))
+		out, errOut, code := explainRun(t, "-f", refused, "--installation", empty, "--no-env")
+		if code != exitRefused {
+			t.Fatalf("exit %d, want 1: %s%s", code, out, errOut)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if want := `refused (DynamicConfigMalformed 400) at watch-seconds.value: dynamic-config.rs/watch-seconds is "soon": whole seconds`; last != want {
+			t.Errorf("last line %q, want %q", last, want)
+		}
+		if strings.Contains(out, "user:pw") {
+			t.Errorf("the URL userinfo leaks:\n%s", out)
+		}
+	})
+	t.Run("a workload refused by the env policy prints the rule results and exits 1", func(t *testing.T) {
+		out, _, code := explainRun(t, "-f", deployment, "--installation", policy, "--no-env")
+		if code != exitRefused {
+			t.Errorf("exit %d, want 1", code)
+		}
+		for _, line := range []string{
+			"deployment shop/web   outcome: refuse   revision: sha256:",
+			"\nenv policy: rule 0 (anyIn, enforce) rejects this deployment (matched: HTTPS_PROXY)\n",
+			"\nrefused (DynamicConfigEnvPolicy 403) at env-policy.rule: ",
+		} {
+			if !strings.Contains(out, line) {
+				t.Errorf("output lacks %q:\n%s", line, out)
+			}
+		}
+		if strings.Contains(out, "proxy:3128") {
+			t.Errorf("an env value leaks:\n%s", out)
+		}
+	})
+
+	t.Run("-f - reads a JSON pod from stdin", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j","namespace":"ns","annotations":{"dynamic-config.rs/inject":"false"}},"spec":{"containers":[{"name":"app"}]}}`
+		code := runExplain([]string{"-f", "-", "--installation", empty, "--no-env"}, strings.NewReader(pod), &out, &errOut)
+		if code != exitOK || !strings.HasPrefix(out.String(), "pod ns/j   outcome: skip (inject is not \"true\")   revision: ") {
+			t.Errorf("exit %d:\n%s%s", code, out.String(), errOut.String())
+		}
+	})
+	t.Run("a pod without any prefixed annotation shows the decider's skip", func(t *testing.T) {
+		plain := explainWriteFile(t, dir, "plain.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: app\n")
+		out, errOut, code := explainRun(t, "-f", plain, "--installation", empty, "--no-env")
+		if code != exitOK || !strings.HasPrefix(out, "pod default/p   outcome: skip (no dynamic-config.rs/ annotation)   revision: sha256:44136fa355b3…") {
+			t.Errorf("exit %d:\n%s%s", code, out, errOut)
+		}
+	})
+
+	usage := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without -f", []string{"--installation", empty}, "-f FILE is required"},
+		{"with an unknown output", []string{"-f", pod, "-o", "yaml", "--installation", empty}, `-o is "yaml"`},
+		{"with --installation and --values", []string{"-f", pod, "--installation", empty, "--values", empty}, "cannot be used together"},
+		{"with a document that is not a pod or workload", []string{"-f", configMap, "--installation", empty, "--no-env"},
+			"explain takes Pods and workloads; " + configMap + " document 1 is a ConfigMap"},
+		{"with an unreadable file", []string{"-f", filepath.Join(dir, "missing.yaml"), "--installation", empty}, "missing.yaml"},
+		{"with an invalid installation", []string{"-f", pod, "--installation", explainWriteFile(t, dir, "bad.yaml", "watchSeconds: nope\n"), "--no-env"}, "watchSeconds"},
+	}
+	for _, tc := range usage {
+		t.Run("exit 2 "+tc.name, func(t *testing.T) {
+			_, errOut, code := explainRun(t, tc.args...)
+			if code != exitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", code, errOut, tc.want)
+			}
+		})
+	}
+}

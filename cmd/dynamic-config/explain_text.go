@@ -1,0 +1,334 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// This file is explain's text layout (spec 07 §1.5).
+
+// explainTiers spells the tiers in the KNOB table.
+var explainTiers = map[deciderv1.Tier]string{
+	deciderv1.Tier_TIER_ANNOTATION:    "annotation",
+	deciderv1.Tier_TIER_STORE_DEFAULT: "store default",
+	deciderv1.Tier_TIER_FLEET_DEFAULT: "fleet default",
+	deciderv1.Tier_TIER_BUILT_IN:      "built-in",
+	deciderv1.Tier_TIER_POD_SPEC:      "pod spec",
+	deciderv1.Tier_TIER_NONE:          "none",
+}
+
+// explainSkipText is a skip reason as inject and explain print it (07 §1.4);
+// NOT_TARGETED names the target of the document's kind.
+func explainSkipText(reason deciderv1.SkipReason, kind string) string {
+	target := envpolicy.TargetWorkloads
+	if kind == "Pod" {
+		target = envpolicy.TargetPods
+	}
+	if text, ok := skipReasonText(reason, target); ok {
+		return text
+	}
+	return strings.ToLower(strings.TrimPrefix(reason.String(), "SKIP_REASON_"))
+}
+
+var explainOutcomes = map[deciderv1.Outcome]string{
+	deciderv1.Outcome_OUTCOME_SKIP:   "skip",
+	deciderv1.Outcome_OUTCOME_INJECT: "inject",
+	deciderv1.Outcome_OUTCOME_REFUSE: "refuse",
+	deciderv1.Outcome_OUTCOME_ALLOW:  "allow",
+}
+
+// explainShortRevision shows a revision as sha256: + its first 12 hex digits + "…".
+func explainShortRevision(r string) string {
+	const prefix = "sha256:"
+	if strings.HasPrefix(r, prefix) && len(r) > len(prefix)+12 {
+		return r[:len(prefix)+12] + "…"
+	}
+	return r
+}
+
+// explainWriteText prints one document's explanation.
+func explainWriteText(w io.Writer, x *explanation, docFile string) {
+	primary := x.mutate.GetDecision()
+	if primary == nil {
+		primary = x.validate.GetDecision()
+	}
+	name := x.facts.GetName()
+	if name == "" && x.facts.GetGenerateName() != "" {
+		name = x.facts.GetGenerateName() + "…"
+	}
+	outcome := explainOutcomes[primary.GetOutcome()]
+	if x.refused() {
+		outcome = "refuse"
+	} else if primary.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP {
+		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.kind) + ")"
+	}
+	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s\n",
+		strings.ToLower(x.kind), x.namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()))
+
+	if d := x.mutate.GetDecision(); d != nil {
+		for _, r := range d.GetRenders() {
+			explainWriteRender(w, r, docFile)
+		}
+		explainWriteGates(w, d.GetGates(), x.namespace)
+	}
+	explainWriteEnvPolicy(w, x)
+	if d := x.mutate.GetDecision(); d != nil {
+		explainWritePlan(w, d.GetPlan())
+	}
+
+	var warnings []*deciderv1.Warning
+	warnings = append(warnings, x.mutate.GetDecision().GetWarnings()...)
+	warnings = append(warnings, x.validate.GetDecision().GetWarnings()...)
+	if len(warnings) == 0 {
+		fmt.Fprintln(w, "warnings: none")
+	} else {
+		fmt.Fprintln(w, "warnings:")
+		for _, warning := range warnings {
+			fmt.Fprintf(w, "  %s\n", redact.URL(warning.GetMessage()))
+		}
+	}
+
+	for _, d := range []*deciderv1.Decision{x.mutate.GetDecision(), x.validate.GetDecision()} {
+		if d.GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE && len(d.GetRefusals()) > 0 {
+			r := d.GetRefusals()[0]
+			fmt.Fprintf(w, "refused (%s %d) at %s: %s\n", r.GetReasonSlug(), r.GetHttpCode(), r.GetCheck(), redact.URL(r.GetMessage()))
+		}
+	}
+	if x.denial != nil {
+		fmt.Fprintf(w, "refused (%s %d) by the front door: %s\n", x.denial.Reason, x.denial.Code, redact.URL(x.denial.Message))
+	}
+}
+
+// explainWriteRender prints one render's header and its KNOB table.
+func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string) {
+	title := "render (default)"
+	if r.GetName() != "" {
+		title = "render " + strconv.Quote(r.GetName())
+	}
+	source := r.GetSource()
+	if source == "" {
+		source = "—"
+	} else {
+		source = explainCell(source)
+	}
+	agents := "none"
+	if len(r.GetAgentContainers()) > 0 {
+		agents = strings.Join(r.GetAgentContainers(), ", ")
+	}
+	fmt.Fprintf(w, "%s  source %s   agents: %s", title, source, agents)
+	if !r.GetValidated() {
+		fmt.Fprint(w, "   (not validated: the values are the raw tier lookups)")
+	}
+	fmt.Fprintln(w)
+
+	rows := make([][5]string, 0, len(r.GetValues())+1)
+	rows = append(rows, [5]string{"KNOB", "VALUE", "TIER", "PIN", "FROM"})
+	for _, v := range r.GetValues() {
+		value := "—"
+		if v.GetSet() {
+			value = explainCell(v.GetValue())
+		}
+		pin := ""
+		if v.GetPinned() {
+			pin = "pin"
+		}
+		rows = append(rows, [5]string{v.GetKnob(), value, explainTiers[v.GetTier()], pin, explainOrigin(v, docFile)})
+	}
+	// column widths: at least the sample's, wider when a cell needs it
+	widths := [4]int{20, 24, 16, 5}
+	for _, row := range rows {
+		for c := range widths {
+			if n := utf8.RuneCountInString(row[c]) + 2; n > widths[c] {
+				widths[c] = n
+			}
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for c, cell := range row {
+			b.WriteString(cell)
+			if c < len(widths) {
+				b.WriteString(strings.Repeat(" ", widths[c]-utf8.RuneCountInString(cell)))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// explainCell redacts URL userinfo and quotes a value that would not read
+// as one table cell (empty, or holding spaces or control characters).
+func explainCell(s string) string {
+	s = redact.URL(s)
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// explainOrigin is the FROM cell: the annotation key, the installation
+// document path or variable, or the note.
+func explainOrigin(v *deciderv1.ResolvedValue, docFile string) string {
+	var from string
+	switch v.GetTier() {
+	case deciderv1.Tier_TIER_ANNOTATION:
+		from = v.GetAnnotationKey()
+	case deciderv1.Tier_TIER_STORE_DEFAULT, deciderv1.Tier_TIER_FLEET_DEFAULT:
+		switch {
+		case v.GetDocumentPath() != "":
+			from = docFile + ": " + v.GetDocumentPath()
+		case v.GetVariable() != "":
+			from = v.GetVariable()
+			if v.GetStore() != "" {
+				from += " (" + v.GetStore() + ")"
+			}
+		}
+	}
+	note := redact.URL(v.GetNote())
+	switch {
+	case note == "":
+		return from
+	case from == "":
+		return note
+	}
+	return from + " (" + note + ")"
+}
+
+// explainWriteGates prints the gates consulted, in evaluation order.
+func explainWriteGates(w io.Writer, gates []*deciderv1.GateRuling, namespace string) {
+	if len(gates) == 0 {
+		fmt.Fprintln(w, "gates: none consulted")
+		return
+	}
+	if ns := gates[0].GetNamespace(); ns != "" {
+		namespace = ns
+	}
+	parts := make([]string, 0, len(gates))
+	for _, g := range gates {
+		var b strings.Builder
+		b.WriteString(g.GetGate())
+		if g.GetGate() == "agentEnvAllow" {
+			b.WriteString(" " + g.GetSubject())
+		} else if g.GetRender() != "" {
+			b.WriteString(" (render " + strconv.Quote(g.GetRender()) + ")")
+		}
+		if g.GetPassed() {
+			b.WriteString(" passed")
+		} else {
+			b.WriteString(" refused")
+		}
+		if len(g.GetListing()) > 0 {
+			word := "allowed"
+			if g.GetGate() == "sourceDeny" {
+				word = "denied"
+			}
+			b.WriteString(" (" + word + " here: " + strings.Join(g.GetListing(), ", ") + ")")
+		}
+		parts = append(parts, b.String())
+	}
+	fmt.Fprintf(w, "gates (namespace %s): %s\n", strconv.Quote(namespace), strings.Join(parts, "; "))
+}
+
+// explainWriteEnvPolicy prints the validating path's rule results.
+func explainWriteEnvPolicy(w io.Writer, x *explanation) {
+	d := x.validate.GetDecision()
+	switch {
+	case d == nil && x.policy == nil:
+		fmt.Fprintln(w, "env policy: none")
+		return
+	case d == nil && !x.policy.Includes(envpolicy.TargetPods):
+		fmt.Fprintln(w, "env policy: "+explainSkipText(deciderv1.SkipReason_SKIP_REASON_NOT_TARGETED, "Pod"))
+		return
+	case d == nil:
+		fmt.Fprintln(w, "env policy: not evaluated (the pod was refused)")
+		return
+	case d.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP:
+		fmt.Fprintln(w, "env policy: "+explainSkipText(d.GetSkipReason(), x.kind))
+		return
+	}
+	object := strings.ToLower(x.kind)
+	parts := make([]string, 0, len(d.GetEnvPolicyResults()))
+	for _, r := range d.GetEnvPolicyResults() {
+		var status string
+		switch {
+		case !r.GetEvaluated():
+			status = "not evaluated (an earlier enforce rule refused)"
+		case !r.GetApplies():
+			status = "does not apply here"
+		case r.GetFailed():
+			status = "rejects this " + object
+			var names []string
+			if len(r.GetMatchedNames()) > 0 {
+				names = append(names, "matched: "+strings.Join(r.GetMatchedNames(), ", "))
+			}
+			if len(r.GetMissingNames()) > 0 {
+				names = append(names, "missing: "+strings.Join(r.GetMissingNames(), ", "))
+			}
+			if len(names) > 0 {
+				status += " (" + strings.Join(names, "; ") + ")"
+			}
+		default:
+			status = "passes"
+		}
+		parts = append(parts, fmt.Sprintf("rule %d (%s, %s) %s", r.GetIndex(), r.GetReject(), r.GetMode(), status))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no rules")
+	}
+	fmt.Fprintln(w, "env policy: "+strings.Join(parts, "; "))
+}
+
+var explainLists = map[deciderv1.ContainerList]string{
+	deciderv1.ContainerList_CONTAINER_LIST_CONTAINERS:      "containers",
+	deciderv1.ContainerList_CONTAINER_LIST_INIT_CONTAINERS: "initContainers",
+}
+
+// explainWritePlan summarises the mutation plan on one line.
+func explainWritePlan(w io.Writer, p *deciderv1.MutationPlan) {
+	if p == nil {
+		fmt.Fprintln(w, "plan: none")
+		return
+	}
+	var parts []string
+	n := len(p.GetVolumes())
+	if n == 1 {
+		parts = append(parts, "1 volume")
+	} else {
+		parts = append(parts, fmt.Sprintf("%d volumes", n))
+	}
+	if len(p.GetAppMounts()) > 0 {
+		names := make([]string, 0, len(p.GetAppMounts()))
+		for _, m := range p.GetAppMounts() {
+			names = append(names, m.GetContainerName())
+		}
+		parts = append(parts, "mount into "+joinWords(names, "and"))
+	}
+	if s := p.GetImagePullSecret(); s != "" {
+		parts = append(parts, "pull secret "+s)
+	}
+	if rw := p.GetCommandRewrite(); rw != nil {
+		s := "env-inject into " + rw.GetContainerName()
+		if rw.GetLivenessProbe() != nil {
+			s += " with a restart probe"
+		}
+		parts = append(parts, s)
+	}
+	for _, a := range p.GetAgents() {
+		s := a.GetContainer().GetName() + " → " + explainLists[a.GetList()]
+		if a.GetPosition() == deciderv1.Position_POSITION_FIRST {
+			s += " (first)"
+		}
+		if a.GetContainer().GetRestartPolicy() == "Always" {
+			s += " (native sidecar)"
+		}
+		parts = append(parts, s)
+	}
+	fmt.Fprintln(w, "plan: "+strings.Join(parts, ", "))
+}

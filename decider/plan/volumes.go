@@ -1,0 +1,78 @@
+package plan
+
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+)
+
+// volumeRow is one auxiliary volume: the knob whose value makes it exist and
+// how that value becomes the volume source.
+type volumeRow struct {
+	aux  auxiliary
+	knob string
+	// secretMode is the Secret's defaultMode; 0 means a ConfigMap volume.
+	secretMode int32
+}
+
+// The volume order of spec 03 §3.8: the default render's volumes before the
+// named renders' (rows 2–6), the named renders' (row 7), then the default
+// render's template and schema (rows 8–9).
+var (
+	defaultVolumesBefore = []volumeRow{
+		{auxCA, "ca-configmap", 0},
+		{auxSSH, "ssh-secret", modeOwnerRead},
+		{auxExtra, "extra-secret", modeAllRead},
+		{auxCanary, "canary-configmap", 0},
+		{auxClientTLS, "tls-secret", modeAllRead},
+	}
+	namedVolumes = []volumeRow{
+		{auxCA, "ca-configmap", 0},
+		{auxSSH, "ssh-secret", modeOwnerRead},
+		{auxClientTLS, "tls-secret", modeAllRead},
+		{auxTemplate, "template-configmap", 0},
+	}
+	defaultVolumesAfter = []volumeRow{
+		{auxTemplate, "template-configmap", 0},
+		{auxSchema, "schema-configmap", 0},
+	}
+)
+
+// volumes lists the volumes to add to the pod, in op order.
+func volumes(in *Input) []decision.Volume {
+	vols := make([]decision.Volume, 0, 4)
+	vols = append(vols, sharedVolume(in))
+	vols = appendVolumes(vols, defaultVolumesBefore, &in.Default)
+	for i := range in.Named {
+		vols = appendVolumes(vols, namedVolumes, &in.Named[i])
+	}
+	return appendVolumes(vols, defaultVolumesAfter, &in.Default)
+}
+
+// sharedVolume is the emptyDir every render writes into.
+func sharedVolume(in *Input) decision.Volume {
+	medium := "Memory"
+	if s, _ := lookup(&in.Default, "volume-medium"); s == "disk" {
+		medium = ""
+	}
+	return decision.Volume{
+		Name:     SharedVolumeName,
+		EmptyDir: &decision.EmptyDirVolume{Medium: medium, SizeLimit: sharedSizeLimit},
+	}
+}
+
+func appendVolumes(vols []decision.Volume, rows []volumeRow, r *Render) []decision.Volume {
+	for _, row := range rows {
+		ref, ok := r.Values[row.knob]
+		if !ok {
+			continue
+		}
+		name, _ := splitRef(ref, "")
+		v := decision.Volume{Name: row.aux.volumeName(r.Name)}
+		if row.secretMode != 0 {
+			v.Secret = &decision.SecretVolume{SecretName: name, DefaultMode: row.secretMode}
+		} else {
+			v.ConfigMap = &decision.ConfigMapVolume{Name: name}
+		}
+		vols = append(vols, v)
+	}
+	return vols
+}

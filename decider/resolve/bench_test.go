@@ -1,0 +1,42 @@
+package resolve
+
+import (
+	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+)
+
+func BenchmarkDecide(b *testing.B) {
+	three := consulPod()
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		three.Annotations["dynamic-config.rs/source."+n] = "redis"
+		three.Annotations["dynamic-config.rs/endpoint."+n] = "redis://redis:6379"
+		three.Annotations["dynamic-config.rs/key."+n] = "myapp/" + n + ".json"
+		three.Annotations["dynamic-config.rs/path."+n] = "/config/" + n + ".json"
+	}
+	pods := []struct {
+		name string
+		pod  *decision.Facts
+		want decision.Outcome
+	}{
+		{"minimal consul", consulPod(), decision.OutcomeInject},
+		{"vault with CA", facts("inject", "true", "source", "vault", "endpoint", "https://vault.vault:8200",
+			"key", "secret/myapp", "path", "/config/rendered.yaml", "auth", "kubernetes", "auth-role", "myapp",
+			"ca-configmap", "vault-ca"), decision.OutcomeInject},
+		{"three named renders", three, decision.OutcomeInject},
+		{"a refusal", consulPod("watch-seconds", "soon"), decision.OutcomeRefuse},
+	}
+	inst := installation.Empty()
+	for _, p := range pods {
+		b.Run(p.name, func(b *testing.B) {
+			if d := Decide(inst, p.pod); d.Outcome != p.want {
+				b.Fatalf("outcome %v, want %v: %+v", d.Outcome, p.want, d.Refusals)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				Decide(inst, p.pod)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+// Package resolve is the pure core of the decider: Decide turns an
+// installation snapshot and a pod's facts into a Decision (spec 01 §8). The
+// mutating path walks the evaluation order B1–B62 (first failure wins),
+// resolves every knob over the tiers (annotation > per-store default >
+// fleet default > built-in) with its provenance, and hands the resolved
+// values to the plan builder; the validating path is the env policy's.
+//
+// Nothing here does I/O, logs, or knows about gRPC.
+package resolve
+
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+)
+
+// AuditRevision is the audit annotation every decision carries.
+const AuditRevision = "revision"
+
+// Agent container names the status mark looks for (spec 01 §6).
+const (
+	agentContainer = "dynamic-config-agent"
+	initContainer  = "dynamic-config-init"
+)
+
+// Decide is the one pure function of the decider. Purpose VALIDATE is the
+// environment-variable policy (spec 05); MUTATE (or unspecified) is the
+// annotation contract (spec 01). DecisionID is left empty.
+func Decide(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	if inst == nil {
+		inst = installation.Empty()
+	}
+	if f == nil {
+		f = &decision.Facts{}
+	}
+	if f.Purpose == decision.PurposeValidate {
+		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+	}
+	return mutate(inst, f)
+}
+
+// mutate is the mutating path.
+func mutate(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	d := decision.Decision{
+		InstallationRevision: inst.Revision,
+		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
+	}
+	s := &state{inst: inst, f: f}
+
+	// B1: no prefixed annotation.
+	if !hasPrefixed(f.Annotations) {
+		return skip(d, decision.SkipNoAnnotations)
+	}
+	// B2: pods cannot change their containers after creation.
+	if f.Operation != decision.OperationCreate && f.Operation != decision.OperationUnspecified {
+		return skip(d, decision.SkipNotCreate)
+	}
+	s.read()
+	// B3: classes are not in this version.
+	if s.class.set && !(s.status.set && s.status.value == "injected") {
+		return refused(d, refuse("class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(s.class.value)+
+			", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead"))
+	}
+	// B4: the status mark.
+	if s.status.set {
+		if s.status.value != "injected" {
+			return refused(d, refuse("status.value", s.status.key, "", "dynamic-config.rs/status is "+q(s.status.value)+
+				", and it is not a pod's to set: the webhook writes it — drop the annotation"))
+		}
+		if !s.hasAgentContainer() {
+			return refused(d, refuse("status.no-agent", s.status.key, "", `dynamic-config.rs/status is "injected" but this pod carries no injected container (dynamic-config-agent or dynamic-config-init): the mark is the webhook's, and a copied manifest kept it without what it stood for — drop the annotation`))
+		}
+		return skip(d, decision.SkipAlreadyInjected)
+	}
+	// B5: inject.
+	switch {
+	case !s.inject.set || s.inject.value == "false":
+		return skip(d, decision.SkipNotRequested)
+	case s.inject.value != "true":
+		return refused(d, refuse("inject.value", s.inject.key, "", `dynamic-config.rs/inject is `+q(s.inject.value)+`: "true" or "false"`))
+	}
+
+	s.resolveRender(&s.def)
+	for _, r := range s.named {
+		s.resolveRender(r)
+	}
+	for _, st := range steps {
+		if ref := st.run(s); ref != nil {
+			d.Gates = s.gates
+			d.Renders = s.output(false)
+			return refused(d, ref)
+		}
+	}
+
+	// B61–B62: build the plan, check it against the pod, inject.
+	in := s.planInput()
+	p := buildPlan(in)
+	if ref := conflicts(s, p); ref != nil {
+		d.Gates = s.gates
+		d.Renders = s.output(false)
+		return refused(d, ref)
+	}
+	d.Outcome = decision.OutcomeInject
+	d.Plan = p
+	d.Gates = s.gates
+	d.Renders = s.output(true)
+	for i := range d.Renders {
+		d.Renders[i].AgentContainers = renderAgents(p, d.Renders[i].Name)
+	}
+	d.Warnings = withDeprecations(planWarnings(in), s)
+	return d
+}
+
+func hasPrefixed(annotations map[string]string) bool {
+	for k := range annotations {
+		if len(k) >= len(registry.Prefix) && k[:len(registry.Prefix)] == registry.Prefix {
+			return true
+		}
+	}
+	return false
+}
+
+func skip(d decision.Decision, why decision.SkipReason) decision.Decision {
+	d.Outcome, d.SkipReason = decision.OutcomeSkip, why
+	return d
+}
+
+func refused(d decision.Decision, r *decision.Refusal) decision.Decision {
+	d.Outcome = decision.OutcomeRefuse
+	d.Refusals = []decision.Refusal{*r}
+	return d
+}
+
+// hasAgentContainer reports whether spec.containers or spec.initContainers
+// hold an injected agent (dynamic-config-agent or dynamic-config-init).
+func (s *state) hasAgentContainer() bool {
+	for _, list := range [2][]decision.Container{s.f.Containers, s.f.InitContainers} {
+		for i := range list {
+			if n := list[i].Name; n == agentContainer || n == initContainer {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyDeprecated says whether any registry row is deprecated (none in this version).
+var anyDeprecated = func() bool {
+	for i := range rows {
+		if rows[i].Deprecated() {
+			return true
+		}
+	}
+	return false
+}()
+
+// withDeprecations inserts the deprecated-key warnings (spec 03 §6.1 rule 7)
+// after the default render's warnings and before the named renders' ones.
+func withDeprecations(warnings []decision.Warning, s *state) []decision.Warning {
+	if !anyDeprecated {
+		return warnings
+	}
+	var deprecated []decision.Warning
+	for k := range s.f.Annotations {
+		c := registry.Classify(k)
+		if (c.Kind == registry.KindRegistry || c.Kind == registry.KindRendered) && rows[c.Row].Deprecated() {
+			deprecated = append(deprecated, decision.Warning{Code: "deprecated-key", Message: rows[c.Row].DeprecationMessage(k)})
+		}
+	}
+	if len(deprecated) == 0 {
+		return warnings
+	}
+	sortWarnings(deprecated)
+	at := len(warnings)
+	for i, w := range warnings {
+		if len(w.Message) > len(`render "`) && w.Message[:len(`render "`)] == `render "` {
+			at = i
+			break
+		}
+	}
+	out := make([]decision.Warning, 0, len(warnings)+len(deprecated))
+	out = append(out, warnings[:at]...)
+	out = append(out, deprecated...)
+	return append(out, warnings[at:]...)
+}

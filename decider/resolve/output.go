@@ -1,0 +1,191 @@
+package resolve
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/plan"
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+)
+
+// The plan builder (spec 03 §2–3, §6.1), owned by the plan package.
+var (
+	buildPlan    = plan.Build
+	planWarnings = plan.Warnings
+	renderAgents = plan.RenderAgents
+)
+
+// overrideRules maps the installation's override rung to the decision's.
+var overrideRules = map[installation.OverrideRule]decision.OverrideRule{
+	installation.OverrideNotApplicable: decision.OverrideNotApplicable,
+	installation.OverrideMarker:        decision.OverrideMarker,
+	installation.OverrideStoreFlag:     decision.OverrideStoreFlag,
+	installation.OverrideFleetFlag:     decision.OverrideFleetFlag,
+}
+
+// output is Decision.renders: the default render first (every registry key),
+// then the named renders sorted (their per-render keys), values in registry
+// order including unset ones. validated=false keeps the raw tier lookups.
+func (s *state) output(validated bool) []decision.Render {
+	out := make([]decision.Render, 0, 1+len(s.named))
+	out = append(out, s.renderOutput(&s.def, allKeys, validated))
+	for _, r := range s.named {
+		out = append(out, s.renderOutput(r, perRender, validated))
+	}
+	return out
+}
+
+func (s *state) renderOutput(r *render, keys []int, validated bool) decision.Render {
+	values := make([]decision.ResolvedValue, len(keys))
+	for j, i := range keys {
+		values[j] = s.provenance(r, i, validated)
+	}
+	return decision.Render{Name: r.name, Source: redact.URL(r.source), Values: values, Validated: validated}
+}
+
+// provenance is one knob's ResolvedValue: value, tier, pin, override rung,
+// annotation key, variable, document path, store and note.
+func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedValue {
+	v := &r.vals[i]
+	text := v.text
+	if validated && v.set {
+		text = normalised(i, v)
+	}
+	rv := decision.ResolvedValue{Knob: rows[i].Name, Value: redact.URL(text), Set: v.set, Tier: v.tier,
+		OverrideRule: decision.OverrideNotApplicable, Store: v.store, Note: v.note}
+	switch {
+	case v.tier == decision.TierAnnotation:
+		rv.AnnotationKey = r.ann[i].key
+	case v.fromInst:
+		rv.Pinned = v.inst.Pinned
+		rv.OverrideRule = overrideRules[v.inst.Rule]
+		rv.Variable = v.inst.Variable
+		rv.DocumentPath = v.inst.DocumentPath
+	case i == iAgentImage && v.tier == decision.TierBuiltIn && text != installation.BuiltInAgentImage:
+		rv.Variable = "DYNAMIC_CONFIG_AGENT_IMAGE"
+	}
+	return rv
+}
+
+// normalised is a validated value in its normalised form (spec 06 §3.6);
+// installation values arrive normalised from the loader.
+func normalised(i int, v *value) string {
+	if v.fromInst && v.inst.Normalised != "" {
+		return v.inst.Normalised
+	}
+	if n, f := rows[i].Check(v.text); f == nil {
+		return n
+	}
+	return v.text
+}
+
+// planInput hands the validated, normalised values to the plan builder.
+func (s *state) planInput() plan.Input {
+	in := plan.Input{
+		Facts:        s.f,
+		Installation: s.inst,
+		Default:      plan.Render{Values: s.effective(&s.def, allKeys)},
+		AgentEnv:     s.mergedAgentEnv(),
+	}
+	if len(s.named) > 0 {
+		in.Named = make([]plan.Render, len(s.named))
+		for j, r := range s.named {
+			in.Named[j] = plan.Render{Name: r.name, Values: s.effective(r, perRender)}
+		}
+	}
+	for i := range s.also {
+		a := &s.also[i]
+		in.Also = append(in.Also, plan.Also{Name: a.name, Path: a.path, Section: a.sec})
+	}
+	return in
+}
+
+// effective maps each knob that resolved to its normalised value.
+func (s *state) effective(r *render, keys []int) map[string]string {
+	m := make(map[string]string, 40)
+	for _, i := range keys {
+		v := &r.vals[i]
+		if !v.set {
+			continue
+		}
+		m[rows[i].Name] = normalised(i, v)
+	}
+	return m
+}
+
+// mergedAgentEnv is the agent environment of spec 02 §8: the fleet entries in
+// declaration order, minus the names the pod's agent-env sets and minus the
+// AWS names when an aws-secret resolved; then the pod's entries in order.
+func (s *state) mergedAgentEnv() []installation.EnvEntry {
+	if len(s.inst.AgentEnv) == 0 && len(s.agentEnv) == 0 {
+		return nil
+	}
+	aws := s.def.vals[iAWSSecret].set
+	out := make([]installation.EnvEntry, 0, len(s.inst.AgentEnv)+len(s.agentEnv))
+	for _, e := range s.inst.AgentEnv {
+		if podSets(s.agentEnv, e.Name) || aws && contains(awsEnv, e.Name) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out, s.agentEnv...)
+}
+
+func podSets(entries []installation.EnvEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// conflicts is B61 (spec 04 §4.3), against the names and paths the plan
+// actually adds: agent containers, then volumes, then mount paths.
+func conflicts(s *state, p *decision.Plan) *decision.Refusal {
+	for i := range p.Agents {
+		c := &p.Agents[i].Container
+		if s.podHasContainer(c.Name) {
+			return refuse("conflict.container", "", c.Render, "the pod already has a container named "+q(c.Name)+
+				`, and the injection needs that name for its agent: rename that container, or set dynamic-config.rs/inject to "false"`)
+		}
+	}
+	for i := range p.Volumes {
+		if contains(s.f.VolumeNames, p.Volumes[i].Name) {
+			return refuse("conflict.volume", "", "", "the pod already has a volume named "+q(p.Volumes[i].Name)+
+				`, and the injection needs that name: rename that volume, or set dynamic-config.rs/inject to "false"`)
+		}
+	}
+	dir := path.Dir(s.def.vals[iPath].text)
+	for _, m := range p.AppMounts {
+		if int(m.ContainerIndex) >= len(s.f.Containers) || m.ContainerIndex < 0 {
+			continue
+		}
+		for _, mp := range s.f.Containers[m.ContainerIndex].VolumeMountPaths {
+			if path.Clean(mp) == dir {
+				return refuse("conflict.mount-path", key(&s.def, iPath), "", "container "+q(m.ContainerName)+
+					" already mounts something at "+q(dir)+", where the injection mounts the rendered document: move that mount, choose another directory for dynamic-config.rs/path, or leave the container out with dynamic-config.rs/inject-containers")
+			}
+		}
+	}
+	return nil
+}
+
+// podHasContainer looks through spec.containers, initContainers and ephemeralContainers.
+func (s *state) podHasContainer(name string) bool {
+	for _, list := range [3][]decision.Container{s.f.Containers, s.f.InitContainers, s.f.EphemeralContainers} {
+		for i := range list {
+			if list[i].Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sortWarnings(w []decision.Warning) {
+	slices.SortFunc(w, func(a, b decision.Warning) int { return strings.Compare(a.Message, b.Message) })
+}

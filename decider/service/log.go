@@ -1,0 +1,72 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+)
+
+// Log field values: the enums spelled as the metrics spell them.
+var (
+	purposeNames = map[decision.Purpose]string{decision.PurposeMutate: "mutate", decision.PurposeValidate: "validate"}
+	outcomeNames = map[decision.Outcome]string{
+		decision.OutcomeSkip: "skip", decision.OutcomeInject: "inject",
+		decision.OutcomeRefuse: "refuse", decision.OutcomeAllow: "allow",
+	}
+	skipReasonNames = map[decision.SkipReason]string{
+		decision.SkipNoAnnotations: "no_annotations", decision.SkipNotCreate: "not_create",
+		decision.SkipAlreadyInjected: "already_injected", decision.SkipNotRequested: "not_requested",
+		decision.SkipNoPolicy: "no_policy", decision.SkipNotTargeted: "not_targeted",
+	}
+	kindNames = map[decision.ResourceKind]string{
+		decision.KindPod: "Pod", decision.KindDeployment: "Deployment", decision.KindStatefulSet: "StatefulSet",
+		decision.KindDaemonSet: "DaemonSet", decision.KindReplicaSet: "ReplicaSet",
+		decision.KindReplicationController: "ReplicationController", decision.KindJob: "Job", decision.KindCronJob: "CronJob",
+	}
+)
+
+// logDecision writes the one "decision" line of spec 07 §4. It never logs a
+// value or a message: keys, check ids, slugs, store names and counts only.
+func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration) {
+	if !logger.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	var reason, check, key, render string
+	if len(d.Refusals) > 0 {
+		r := &d.Refusals[0]
+		reason, check, key, render = r.Slug, r.Check, redact.URL(r.Key), r.Render
+	}
+	stores := make([]string, 0, len(d.Renders))
+	for i := range d.Renders {
+		// only the nine store names: on a refusal the source may be the
+		// pod's unvalidated value, and values are never logged
+		if s := d.Renders[i].Source; slices.Contains(installation.Stores, s) {
+			stores = append(stores, s)
+		}
+	}
+	name := f.Name
+	if name == "" {
+		name = f.GenerateName
+	}
+	logger.LogAttrs(ctx, slog.LevelInfo, "decision",
+		slog.String("decision_id", d.DecisionID),
+		slog.String("purpose", purposeNames[f.Purpose]),
+		slog.String("namespace", f.Namespace),
+		slog.String("name", name),
+		slog.String("kind", kindNames[f.ResourceKind]),
+		slog.String("outcome", outcomeNames[d.Outcome]),
+		slog.String("skip_reason", skipReasonNames[d.SkipReason]),
+		slog.String("reason", reason),
+		slog.String("check", check),
+		slog.String("key", key),
+		slog.String("render", render),
+		slog.Any("stores", stores),
+		slog.String("revision", d.InstallationRevision),
+		slog.Int64("duration_us", elapsed.Microseconds()),
+	)
+}

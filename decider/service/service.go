@@ -1,0 +1,98 @@
+// Package service is the decider's gRPC service (spec 06): it checks the
+// request, takes one installation snapshot per call, converts the facts,
+// runs the pure resolver, names the decision, converts it back, and logs and
+// counts it. It holds no state beyond the installation store.
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/resolve"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// Service implements deciderv1.DeciderServiceServer.
+type Service struct {
+	deciderv1.UnimplementedDeciderServiceServer
+
+	store   *installation.Store
+	logger  *slog.Logger
+	metrics *metrics.Decider
+	// decide is the pure resolver (resolve.Decide).
+	decide func(*installation.Installation, *decision.Facts) decision.Decision
+}
+
+var _ deciderv1.DeciderServiceServer = (*Service)(nil)
+
+// New returns the service over store. A nil logger discards; nil metrics
+// record nothing.
+func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Service {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide}
+}
+
+// Decide answers one admission question (spec 06 §2–3, §6).
+func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (resp *deciderv1.DecisionResponse, err error) {
+	start := time.Now()
+	if err := checkRequest(req); err != nil {
+		return nil, err
+	}
+	inst := s.store.Current()
+	if inst == nil {
+		return nil, errNoInstallation
+	}
+	id := uuid.NewString()
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.ErrorContext(ctx, "decision panicked",
+				slog.String("decision_id", id),
+				slog.String("panic", fmt.Sprint(p)),
+				slog.String("stack", string(debug.Stack())))
+			resp, err = nil, internalError(id)
+		}
+	}()
+
+	facts := factsFromProto(req.GetPurpose(), req.GetPod())
+	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
+		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
+	}
+	d := s.decide(inst, facts)
+	d.DecisionID = id
+	if d.InstallationRevision == "" {
+		d.InstallationRevision = inst.Revision
+	}
+	if d.AuditAnnotations["revision"] == "" {
+		annotations := make(map[string]string, len(d.AuditAnnotations)+1)
+		for k, v := range d.AuditAnnotations {
+			annotations[k] = v
+		}
+		annotations["revision"] = d.InstallationRevision
+		d.AuditAnnotations = annotations
+	}
+	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+
+	elapsed := time.Since(start)
+	s.metrics.Decided(facts.Purpose, &d, elapsed)
+	logDecision(ctx, s.logger, facts, &d, elapsed)
+	return resp, nil
+}
+
+// GetInstallation returns the effective installation and the last reload (spec 06 §5).
+func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationRequest) (*deciderv1.GetInstallationResponse, error) {
+	inst := s.store.Current()
+	if inst == nil {
+		return nil, errNoInstallation
+	}
+	return installationToProto(inst, s.store.LastReload()), nil
+}
