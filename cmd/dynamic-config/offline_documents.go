@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// manifestDocument is one document of an offline door's -f files, as JSON.
+type manifestDocument struct {
+	file  string // as given ("-" for stdin)
+	index int    // 1-based within its file
+	json  bool   // the file was JSON (else YAML)
+	raw   []byte
+	// head is filled by decodeHead.
+	head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+}
+
+// where names the document in messages: "<file> document <n>".
+func (d *manifestDocument) where() string { return fmt.Sprintf("%s document %d", d.file, d.index) }
+
+// decodeHead reads the document's apiVersion, kind, name and namespace; it
+// fails when the document is not an object.
+func (d *manifestDocument) decodeHead() error { return json.Unmarshal(d.raw, &d.head) }
+
+// namespaceFrom is the namespace the document is decided in (spec 07 §1.4):
+// --namespace, else its metadata.namespace, else default.
+func (d *manifestDocument) namespaceFrom(flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case d.head.Metadata.Namespace != "":
+		return d.head.Metadata.Namespace
+	}
+	return "default"
+}
+
+// readManifests reads every YAML (---) or JSON document of the files for
+// the offline command; "-" reads stdin and empty documents are skipped.
+// admit is the command's kind rule, applied to each document as it is read
+// (nil admits every document); its error is returned as it is. The other
+// errors name the command.
+func readManifests(command string, files []string, stdin io.Reader, admit func(*manifestDocument) error) ([]*manifestDocument, error) {
+	var docs []*manifestDocument
+	for _, name := range files {
+		var data []byte
+		var err error
+		if name == "-" {
+			data, err = io.ReadAll(stdin)
+		} else {
+			data, err = os.ReadFile(name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: read %s: %w", command, name, err)
+		}
+		isJSON := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+		dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for n := 1; ; n++ {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("%s: %s document %d: %w", command, name, n, err)
+			}
+			if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+				n-- // an empty document (a leading or trailing ---)
+				continue
+			}
+			doc := &manifestDocument{file: name, index: n, json: isJSON, raw: raw}
+			if admit != nil {
+				if err := admit(doc); err != nil {
+					return nil, err
+				}
+			}
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: no document to %s", command, command)
+	}
+	return docs, nil
+}

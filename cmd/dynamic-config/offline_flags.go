@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+)
+
+// offlineCommand is what sets one offline door (inject, explain) apart on
+// the command line; everything else about their flags is shared.
+type offlineCommand struct {
+	name     string // inject, explain
+	synopsis string // the usage line of spec 07 §1.4/§1.5
+	fileHelp string // what -f takes
+	// outputs are the -o values, in the order the messages name them.
+	outputs []string
+	// outputDefault is -o's default, accepted too ("" = the input's format).
+	outputDefault string
+	// outputNote follows the -o values in the flag's help ("" = none).
+	outputNote string
+	// admit is the command's kind rule, applied to each document as it is
+	// read (nil: every document is read; the command checks kinds itself).
+	admit func(*manifestDocument) error
+}
+
+// offlineFlags are the flags the offline doors share (spec 07 §1.4–1.5):
+// the global flags, the repeatable -f, --namespace (-n), -o and the
+// installation flags.
+type offlineFlags struct {
+	global    globalFlags
+	files     fileList
+	namespace string
+	output    string
+	inst      installationFlags
+}
+
+// fileList is a repeatable -f flag.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
+
+// parseOfflineFlags parses cmd's command line and checks that -f is given
+// and -o is one of cmd's outputs. It returns done=true with the exit code
+// when the command must stop (help, usage; the problem is printed).
+func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *offlineFlags, code int, done bool) {
+	fs := newFlagSet(cmd.name, stderr)
+	f = &offlineFlags{}
+	f.global.register(fs, "text")
+	fs.Var(&f.files, "f", cmd.fileHelp)
+	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the document's metadata.namespace, else default)")
+	fs.StringVar(&f.namespace, "n", "", "alias of --namespace")
+	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+joinWords(cmd.outputs, "or")+cmd.outputNote)
+	f.inst.register(fs.FlagSet)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, cmd.synopsis)
+		fs.PrintDefaults()
+	}
+	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
+		return nil, code, true
+	}
+	switch {
+	case len(f.files) == 0:
+		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
+		return nil, exitUsage, true
+	case f.output != cmd.outputDefault && !slices.Contains(cmd.outputs, f.output):
+		fmt.Fprintf(stderr, "%s: -o is %q: %s\n", cmd.name, f.output, joinWords(cmd.outputs, "or"))
+		return nil, exitUsage, true
+	}
+	return f, exitOK, false
+}
+
+// offlineInput is what an offline door works on.
+type offlineInput struct {
+	*offlineFlags
+	installation *installation.Installation
+	docs         []*manifestDocument
+}
+
+// readOfflineInput parses cmd's command line, loads the installation the
+// flags name and reads the -f documents, in that order. It returns
+// done=true with the exit code when the command must stop; the problem (a
+// usage error, every problem of the installation, an unreadable or refused
+// document) is printed.
+func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr io.Writer) (in *offlineInput, code int, done bool) {
+	flags, code, done := parseOfflineFlags(cmd, args, stderr)
+	if done {
+		return nil, code, true
+	}
+	inst, err := flags.inst.load()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage, true
+	}
+	docs, err := readManifests(cmd.name, flags.files, stdin, cmd.admit)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage, true
+	}
+	return &offlineInput{offlineFlags: flags, installation: inst, docs: docs}, exitOK, false
+}
+
+// joinWords joins words as "a", "a <conjunction> b", "a, b <conjunction> c".
+func joinWords(words []string, conjunction string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
+}

@@ -1,0 +1,496 @@
+package main
+
+// The golden corpus and the two-door test (spec 07 §7.2): every case of
+// testdata/cases/<case>/ (installation.yaml, namespace, pod.yaml, the
+// expected review.json) goes through
+//   (a) the offline door: `dynamic-config inject -o review`, and
+//   (b) the cluster door: the HTTPS front door (real httpserver, generated
+//       certificate) talking gRPC over loopback TCP to a real decider,
+// and both answers must equal the golden review (the uid aside: the cluster
+// door is sent another uid, which must be echoed). Every injected pod is
+// admitted again and must be skipped with zero ops. A file in the corpus
+// that no case uses fails the test; UPDATE_GOLDEN=1 rewrites review.json.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/yaml"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/server"
+	"github.com/dynamic-config-admission/dynamic-config/decider/service"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+const casesDir = "testdata/cases"
+
+// caseFiles are the files of one case; nothing else may sit in a case.
+var caseFiles = []string{"installation.yaml", "namespace", "pod.yaml", "review.json"}
+
+// canonical are the patches of spec 03 §7, by case: compact bytes and SHA-256.
+var canonical = map[string]struct {
+	bytes  int
+	sha256 string
+}{
+	"canonical-1-consul-sidecar":      {1081, "78db0d92db38ff57d33727832731d813f547c6a370940b4842b216a25fbac01b"},
+	"canonical-2-vault-kubernetes-ca": {1353, "e99ae340e56f087e9ee91424300988c61072072e2cc0a9191daa40073c545f1e"},
+}
+
+type goldenCase struct {
+	name, dir string
+}
+
+func (c goldenCase) path(file string) string { return filepath.Join(c.dir, file) }
+
+// discoverCases lists the cases and fails on any file no case uses.
+func discoverCases(t *testing.T) []goldenCase {
+	t.Helper()
+	entries, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatalf("read the corpus: %v", err)
+	}
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	var cases []goldenCase
+	for _, e := range entries {
+		if !e.IsDir() {
+			t.Errorf("unused golden file %s: the corpus holds case directories only", filepath.Join(casesDir, e.Name()))
+			continue
+		}
+		c := goldenCase{name: e.Name(), dir: filepath.Join(casesDir, e.Name())}
+		files, err := os.ReadDir(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := map[string]bool{}
+		for _, f := range files {
+			if !slices.Contains(caseFiles, f.Name()) || f.IsDir() {
+				t.Errorf("unused golden file %s: a case holds only %s", c.path(f.Name()), strings.Join(caseFiles, ", "))
+			}
+			have[f.Name()] = true
+		}
+		for _, want := range caseFiles {
+			if !have[want] && !(want == "review.json" && update) {
+				t.Errorf("case %s lacks %s (UPDATE_GOLDEN=1 writes review.json)", c.name, want)
+			}
+		}
+		cases = append(cases, c)
+	}
+	for name := range canonical {
+		if !slices.ContainsFunc(cases, func(c goldenCase) bool { return c.name == name }) {
+			t.Errorf("the canonical case %s is missing from the corpus", name)
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("the corpus is empty")
+	}
+	return cases
+}
+
+// clusterDoor is the in-cluster path on loopback: the decider (decider/server
+// around decider/service) on TCP gRPC, and the front door's HTTPS server
+// dialing it with frontdoor/client.
+type clusterDoor struct {
+	store  *installation.Store
+	url    string
+	client *http.Client
+}
+
+func startClusterDoor(t *testing.T) *clusterDoor {
+	t.Helper()
+	store := installation.NewStore(installation.Empty())
+	dsrv, err := server.New(server.Config{}, store, service.New(store, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dlis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go dsrv.Serve(dlis)
+	t.Cleanup(func() { dsrv.Shutdown(time.Second) })
+
+	dc, err := client.New(client.Config{Target: dlis.Addr().String(), Plaintext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dc.Close() })
+
+	bundle, err := certstest.Write(t.TempDir(), "tls", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair := certs.New(bundle.CertFile, bundle.KeyFile, nil, nil)
+	if err := pair.Load(); err != nil {
+		t.Fatal(err)
+	}
+	hs := httpserver.New(httpserver.Config{
+		Admission: handler.New(handler.Config{Decider: dc}),
+		Certs:     pair,
+		Gatherer:  prometheus.NewRegistry(),
+	})
+	hlis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { hs.Serve(ctx, hlis); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	return &clusterDoor{
+		store: store,
+		url:   "https://" + hlis.Addr().String(),
+		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: bundle.Pool(), MinVersion: tls.VersionTLS12},
+		}},
+	}
+}
+
+// door posts a review over HTTPS.
+func (d *clusterDoor) door(path string, body []byte) (*review.Response, *deciderv1.Decision, error) {
+	resp, err := d.client.Post(d.url+path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+	}
+	if resp.ProtoMajor != 1 {
+		return nil, nil, fmt.Errorf("the front door spoke %s, want HTTP/1.1", resp.Proto)
+	}
+	answer, err := review.DecodeAnswer(data)
+	return answer, nil, err
+}
+
+// loadCaseInstallation loads a case's installation as the decider would,
+// without the process environment.
+func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation {
+	t.Helper()
+	inst, err := installation.Load(installation.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true})
+	if err != nil {
+		t.Fatalf("installation of case %s: %v", c.name, err)
+	}
+	return inst
+}
+
+func readCase(t *testing.T, c goldenCase) (namespace string, pod []byte) {
+	t.Helper()
+	ns, err := os.ReadFile(c.path("namespace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(c.path("pod.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err = yaml.YAMLToJSON(y)
+	if err != nil {
+		t.Fatalf("pod of case %s: %v", c.name, err)
+	}
+	return strings.TrimSpace(string(ns)), pod
+}
+
+func TestTwoDoors(t *testing.T) {
+	cases := discoverCases(t)
+	cluster := startClusterDoor(t)
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			namespace, pod := readCase(t, c)
+
+			// (a) the offline door, through the command itself.
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"inject", "-f", c.path("pod.yaml"), "--installation", c.path("installation.yaml"),
+				"--no-env", "-n", namespace, "-o", "review"}, strings.NewReader(""), &stdout, &stderr)
+			if code != exitOK && code != exitRefused {
+				t.Fatalf("inject exited %d: %s", code, stderr.String())
+			}
+			offline, err := review.DecodeAnswer(stdout.Bytes())
+			if err != nil {
+				t.Fatalf("inject -o review printed %q: %v", stdout.String(), err)
+			}
+			if (code == exitRefused) == offline.Allowed {
+				t.Fatalf("inject exited %d for allowed=%v", code, offline.Allowed)
+			}
+			if offline.UID != offlineUID {
+				t.Fatalf("inject answered uid %q", offline.UID)
+			}
+
+			golden := c.path("review.json")
+			if update {
+				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(stdout.Bytes(), want) {
+				t.Fatalf("inject -o review differs from %s\n got: %s\nwant: %s\nstderr: %s", golden, stdout.Bytes(), want, stderr.String())
+			}
+
+			// (b) the cluster door, over HTTPS and loopback gRPC.
+			inst := loadCaseInstallation(t, c)
+			cluster.store.Swap(inst)
+			got, err := admitThrough(cluster.door, inst.EnvPolicy, "two-door", pod, namespace, podName(t, pod))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Answer.UID != "two-door" {
+				t.Fatalf("the front door echoed uid %q", got.Answer.UID)
+			}
+			got.Answer.UID = offlineUID
+			if clusterBody := append(review.Encode(got.Answer), '\n'); !bytes.Equal(clusterBody, want) {
+				t.Fatalf("the cluster door differs from the offline door\ncluster: %s\noffline: %s", clusterBody, want)
+			}
+
+			// The canonical examples, byte for byte.
+			if canon, ok := canonical[c.name]; ok {
+				raw, err := base64.StdEncoding.DecodeString(offline.Patch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum := sha256.Sum256(raw)
+				if len(raw) != canon.bytes || hex.EncodeToString(sum[:]) != canon.sha256 || len(offline.Warnings) != 0 {
+					t.Fatalf("canonical patch: %d bytes, sha256 %x, %d warnings; want %d bytes, %s, none\n%s",
+						len(raw), sum, len(offline.Warnings), canon.bytes, canon.sha256, raw)
+				}
+			}
+
+			// Idempotency: the patched pod, admitted again, is skipped with zero ops.
+			if offline.Patch != "" {
+				_, mutated, err := applyAnswerPatch(pod, offline.Patch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again := readmit(t, inst, mutated, namespace)
+				if again.Answer.Patch != "" || !again.Answer.Allowed ||
+					again.Mutate.GetSkipReason() != deciderv1.SkipReason_SKIP_REASON_ALREADY_INJECTED {
+					t.Fatalf("the patched pod was not skipped as already injected: %s (decision %v)", review.Encode(again.Answer), again.Mutate)
+				}
+			}
+		})
+	}
+}
+
+func podName(t *testing.T, pod []byte) string {
+	t.Helper()
+	var m struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(pod, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Metadata.Name
+}
+
+func readmit(t *testing.T, inst *installation.Installation, pod []byte, namespace string) *admitted {
+	t.Helper()
+	engine, err := newOfflineEngine(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	a, err := engine.admitPod(pod, namespace, podName(t, pod))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestReinvocation: our patch is applied, another mutating webhook then adds
+// a container (the API server reinvokes us under reinvocationPolicy
+// IfNeeded), and we are called again — nothing may be added twice.
+func TestReinvocation(t *testing.T) {
+	for _, c := range discoverCases(t) {
+		c := c
+		t.Run(c.name, func(t *testing.T) {
+			namespace, pod := readCase(t, c)
+			inst := loadCaseInstallation(t, c)
+			first := readmit(t, inst, pod, namespace)
+			if first.Answer.Patch == "" {
+				t.Skip("the case injects nothing")
+			}
+			// Another webhook adds a sidecar and a volume after us.
+			other := `[{"op":"add","path":"/spec/containers/-","value":{"name":"mesh-proxy","image":"proxy:1"}},` +
+				`{"op":"add","path":"/spec/volumes/-","value":{"name":"mesh-certs","emptyDir":{}}}]`
+			reinvoked, err := jsonpatch.Apply(first.Mutated, []byte(other))
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := readmit(t, inst, reinvoked, namespace)
+			if !second.Answer.Allowed || second.Answer.Patch != "" || string(second.Patch) != "[]" {
+				t.Fatalf("the reinvocation patched again: %s", review.Encode(second.Answer))
+			}
+			var final struct {
+				Spec struct {
+					Containers, InitContainers, Volumes []struct {
+						Name string `json:"name"`
+					}
+				} `json:"spec"`
+			}
+			if err := json.Unmarshal(second.Mutated, &final); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for _, list := range [][]struct {
+				Name string `json:"name"`
+			}{final.Spec.Containers, final.Spec.InitContainers, final.Spec.Volumes} {
+				for _, x := range list {
+					seen[x.Name]++
+				}
+			}
+			for name, n := range seen {
+				if n > 1 {
+					t.Fatalf("%s appears %d times", name, n)
+				}
+			}
+		})
+	}
+}
+
+// TestInjectCommand covers the offline door's command line (spec 07 §1.4):
+// formats, stderr lines and exit codes.
+func TestInjectCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.yaml", "")
+	canon := filepath.Join(casesDir, "canonical-1-consul-sidecar", "pod.yaml")
+	refused := filepath.Join(casesDir, "refuse-malformed-watch-seconds", "pod.yaml")
+	plain := filepath.Join(casesDir, "skip-no-annotations", "pod.yaml")
+	canonJSON := write("pod.json", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"app","namespace":"team-a","annotations":{`+
+		`"dynamic-config.rs/inject":"true","dynamic-config.rs/source":"consul","dynamic-config.rs/endpoint":"http://consul:8500",`+
+		`"dynamic-config.rs/key":"myapp/config.json","dynamic-config.rs/path":"/config/rendered.toml"}},"spec":{"containers":[{"name":"app"}]}}`)
+	multi := write("multi.yaml", "---\n"+mustRead(t, canon)+"---\n"+mustRead(t, plain))
+	deployment := write("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n")
+
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		code       int
+		stdout     []string // fragments, in order
+		stderr     string   // exact
+		noStdout   bool
+		stdoutFull string
+	}{
+		{
+			name: "a YAML pod comes out as the mutated YAML", args: []string{"-f", canon}, code: exitOK,
+			stdout: []string{"apiVersion: v1\n", "dynamic-config.rs/status: injected\n", "name: dynamic-config-agent\n"},
+			stderr: canon + ": injected (1 agent container(s))\n",
+		},
+		{
+			name: "a JSON pod comes out as indented JSON", args: []string{"-f", canonJSON}, code: exitOK,
+			stdout: []string{"{\n  \"apiVersion\": \"v1\",", `"dynamic-config.rs/status": "injected"`},
+			stderr: canonJSON + ": injected (1 agent container(s))\n",
+		},
+		{
+			name: "-o patch prints the canonical patch", args: []string{"-f", canon, "-o", "patch"}, code: exitOK,
+			stdout: []string{`[{"op":"add","path":"/metadata/annotations/dynamic-config.rs~1status","value":"injected"},`},
+			stderr: canon + ": injected (1 agent container(s))\n",
+		},
+		{
+			name: "a refused pod prints nothing on stdout and exits 1", args: []string{"-f", refused}, code: exitRefused, noStdout: true,
+			stderr: refused + `: refused (DynamicConfigMalformed 400): dynamic-config.rs/watch-seconds is "15s": whole seconds` + "\n",
+		},
+		{
+			name: "several documents answer with a JSON array of reviews", args: []string{"-f", multi, "-o", "review"}, code: exitOK,
+			stdout: []string{`[{"apiVersion":"admission.k8s.io/v1"`, `},{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"uid":"offline"}}]` + "\n"},
+			stderr: multi + ": injected (1 agent container(s))\n" + multi + ": nothing to inject (no dynamic-config.rs/ annotation)\n",
+		},
+		{
+			name: "several documents are separated by ---", args: []string{"-f", multi}, code: exitOK,
+			stdout: []string{"name: dynamic-config-agent\n", "---\napiVersion: v1\n"},
+			stderr: multi + ": injected (1 agent container(s))\n" + multi + ": nothing to inject (no dynamic-config.rs/ annotation)\n",
+		},
+		{
+			name: "stdin is read with -f -", args: []string{"-f", "-", "-o", "patch"}, stdin: mustRead(t, plain), code: exitOK,
+			stdoutFull: "[]\n", stderr: "-: nothing to inject (no dynamic-config.rs/ annotation)\n",
+		},
+		{
+			name: "a Deployment is a usage error", args: []string{"-f", deployment}, code: exitUsage, noStdout: true,
+			stderr: "inject takes Pods; " + deployment + " document 1 is a Deployment\n",
+		},
+		{
+			name: "an unknown output format is a usage error", args: []string{"-f", canon, "-o", "xml"}, code: exitUsage, noStdout: true,
+			stderr: "inject: -o is \"xml\": yaml, json, patch or review\n",
+		},
+		{
+			name: "a missing -f is a usage error", args: []string{}, code: exitUsage, noStdout: true,
+			stderr: "inject: -f FILE is required\n" + injectUsage + "\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"inject", "--installation", empty, "--no-env"}, tt.args...)
+			code := run(args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			if code != tt.code || stderr.String() != tt.stderr {
+				t.Fatalf("exit %d, stderr %q; want %d, %q", code, stderr.String(), tt.code, tt.stderr)
+			}
+			out := stdout.String()
+			if tt.noStdout && out != "" {
+				t.Fatalf("stdout %q, want nothing", out)
+			}
+			if tt.stdoutFull != "" && out != tt.stdoutFull {
+				t.Fatalf("stdout %q, want %q", out, tt.stdoutFull)
+			}
+			rest := out
+			for _, frag := range tt.stdout {
+				i := strings.Index(rest, frag)
+				if i < 0 {
+					t.Fatalf("stdout lacks %q (in order):\n%s", frag, out)
+				}
+				rest = rest[i+len(frag):]
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

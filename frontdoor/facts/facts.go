@@ -1,0 +1,294 @@
+package facts
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// ObjectError says the object could not be decoded as its declared kind; the
+// front door answers DynamicConfigMalformed (spec 04 §6).
+type ObjectError struct {
+	Kind string
+	Err  error
+}
+
+func (e *ObjectError) Error() string {
+	return fmt.Sprintf("the object could not be read as a %s: %v", e.Kind, e.Err)
+}
+
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// Object is one decoded admitted object and its facts.
+type Object struct {
+	Kind  *Kind
+	Facts *deciderv1.PodFacts
+	// pod is the decoded Pod (kind Pod only), kept for the patch.
+	pod *corev1.Pod
+	raw []byte
+}
+
+// templateHolder is a workload decoded down to its pod template: the only
+// part of it the decider reads, besides the workload's own metadata.
+type templateHolder interface {
+	meta() *metav1.ObjectMeta
+	template() *corev1.PodTemplateSpec
+}
+
+// appsWorkload covers Deployment, StatefulSet, DaemonSet, ReplicaSet and Job:
+// spec.template.
+type appsWorkload struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Template corev1.PodTemplateSpec `json:"template"`
+	} `json:"spec"`
+}
+
+func newAppsWorkload() templateHolder                     { return &appsWorkload{} }
+func (w *appsWorkload) meta() *metav1.ObjectMeta          { return &w.Metadata }
+func (w *appsWorkload) template() *corev1.PodTemplateSpec { return &w.Spec.Template }
+
+// replicationController: spec.template is optional.
+type replicationController struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Template *corev1.PodTemplateSpec `json:"template"`
+	} `json:"spec"`
+}
+
+func newReplicationController() templateHolder            { return &replicationController{} }
+func (w *replicationController) meta() *metav1.ObjectMeta { return &w.Metadata }
+func (w *replicationController) template() *corev1.PodTemplateSpec {
+	if w.Spec.Template == nil {
+		return &corev1.PodTemplateSpec{}
+	}
+	return w.Spec.Template
+}
+
+// cronJob: spec.jobTemplate.spec.template.
+type cronJob struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		JobTemplate struct {
+			Spec struct {
+				Template corev1.PodTemplateSpec `json:"template"`
+			} `json:"spec"`
+		} `json:"jobTemplate"`
+	} `json:"spec"`
+}
+
+func newCronJob() templateHolder                     { return &cronJob{} }
+func (w *cronJob) meta() *metav1.ObjectMeta          { return &w.Metadata }
+func (w *cronJob) template() *corev1.PodTemplateSpec { return &w.Spec.JobTemplate.Spec.Template }
+
+// Decode decodes raw (request.object, or request.oldObject) as kind and
+// extracts its facts.
+// Every failure is an *ObjectError.
+func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
+	f := &deciderv1.PodFacts{
+		Operation:    operation(req.Operation),
+		DryRun:       req.IsDryRun(),
+		ResourceKind: kind.Resource,
+		RequestUid:   req.UID,
+		UserName:     req.UserInfo.Username,
+	}
+	obj := &Object{Kind: kind, Facts: f, raw: raw}
+	var meta *metav1.ObjectMeta
+	if kind.IsPod() {
+		pod := &corev1.Pod{}
+		if err := json.Unmarshal(raw, pod); err != nil {
+			return nil, &ObjectError{Kind: kind.Name, Err: err}
+		}
+		obj.pod = pod
+		meta = &pod.ObjectMeta
+		f.Annotations = prefixed(pod.Annotations)
+		fromPodSpec(&pod.Spec, f)
+	} else {
+		w := kind.template()
+		if err := json.Unmarshal(raw, w); err != nil {
+			return nil, &ObjectError{Kind: kind.Name, Err: err}
+		}
+		meta = w.meta()
+		tmpl := w.template()
+		f.Annotations = prefixed(tmpl.Annotations)
+		f.WorkloadAnnotationKeys = prefixedKeys(meta.Annotations)
+		fromPodSpec(&tmpl.Spec, f)
+	}
+	f.Name = meta.Name
+	f.GenerateName = meta.GenerateName
+	f.Labels = meta.Labels
+	f.Namespace = req.Namespace
+	if f.Namespace == "" {
+		f.Namespace = meta.Namespace
+	}
+	return obj, nil
+}
+
+func operation(op string) deciderv1.Operation {
+	switch op {
+	case "CREATE":
+		return deciderv1.Operation_OPERATION_CREATE
+	case "UPDATE":
+		return deciderv1.Operation_OPERATION_UPDATE
+	case "DELETE":
+		return deciderv1.Operation_OPERATION_DELETE
+	case "CONNECT":
+		return deciderv1.Operation_OPERATION_CONNECT
+	}
+	return deciderv1.Operation_OPERATION_UNSPECIFIED
+}
+
+// prefixed keeps only the dynamic-config.rs/ keys (nil when there are none).
+func prefixed(annotations map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range annotations {
+		if strings.HasPrefix(k, Prefix) {
+			if out == nil {
+				out = make(map[string]string)
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// prefixedKeys lists the dynamic-config.rs/ keys, sorted (names only).
+func prefixedKeys(annotations map[string]string) []string {
+	var keys []string
+	for k := range annotations {
+		if strings.HasPrefix(k, Prefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func fromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
+	if n := len(spec.Containers); n > 0 {
+		f.Containers = make([]*deciderv1.Container, n)
+		for i := range spec.Containers {
+			f.Containers[i] = appContainer(&spec.Containers[i])
+		}
+	}
+	if n := len(spec.InitContainers); n > 0 {
+		f.InitContainers = make([]*deciderv1.Container, n)
+		for i := range spec.InitContainers {
+			c := &spec.InitContainers[i]
+			f.InitContainers[i] = &deciderv1.Container{Name: c.Name, Env: env(c.Env), VolumeMountPaths: mountPaths(c.VolumeMounts)}
+		}
+	}
+	if n := len(spec.EphemeralContainers); n > 0 {
+		f.EphemeralContainers = make([]*deciderv1.Container, n)
+		for i := range spec.EphemeralContainers {
+			c := &spec.EphemeralContainers[i]
+			f.EphemeralContainers[i] = &deciderv1.Container{Name: c.Name, Env: env(c.Env)}
+		}
+	}
+	if sc := spec.SecurityContext; sc != nil {
+		f.RunAsUser = sc.RunAsUser
+	}
+	f.TerminationGracePeriodSeconds = spec.TerminationGracePeriodSeconds
+	for i := range spec.Volumes {
+		f.VolumeNames = append(f.VolumeNames, spec.Volumes[i].Name)
+	}
+	for i := range spec.ImagePullSecrets {
+		f.ImagePullSecretNames = append(f.ImagePullSecretNames, spec.ImagePullSecrets[i].Name)
+	}
+}
+
+func appContainer(c *corev1.Container) *deciderv1.Container {
+	out := &deciderv1.Container{
+		Name:             c.Name,
+		HasCommand:       len(c.Command) > 0,
+		Command:          c.Command,
+		HasArgs:          c.Args != nil, // the member is present and not null
+		Args:             c.Args,
+		HasLivenessProbe: c.LivenessProbe != nil,
+		Env:              env(c.Env),
+		VolumeMountPaths: mountPaths(c.VolumeMounts),
+	}
+	if c.SecurityContext != nil {
+		out.RunAsUser = c.SecurityContext.RunAsUser
+	}
+	return out
+}
+
+func env(vars []corev1.EnvVar) []*deciderv1.EnvVar {
+	if len(vars) == 0 {
+		return nil
+	}
+	out := make([]*deciderv1.EnvVar, len(vars))
+	for i := range vars {
+		v := &vars[i]
+		e := &deciderv1.EnvVar{Name: v.Name}
+		if v.ValueFrom != nil {
+			e.ValueFrom = true
+		} else {
+			value := v.Value
+			e.Value = &value
+		}
+		out[i] = e
+	}
+	return out
+}
+
+func mountPaths(mounts []corev1.VolumeMount) []string {
+	if len(mounts) == 0 {
+		return nil
+	}
+	out := make([]string, len(mounts))
+	for i := range mounts {
+		out[i] = mounts[i].MountPath
+	}
+	return out
+}
+
+// PatchTarget describes the decoded Pod for the patch builder: which members
+// are present (missing and null are both absent) and the app containers.
+// It runs once per injection; the presence of spec and of each container's
+// args member (null included) is read from the raw JSON, which the typed
+// decode cannot show.
+func (o *Object) PatchTarget() (*patch.Pod, error) {
+	if o.pod == nil {
+		return nil, fmt.Errorf("a %s is not patched", o.Kind.Name)
+	}
+	var shape struct {
+		Spec *struct {
+			Containers []struct {
+				Args json.RawMessage `json:"args"`
+			} `json:"containers"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(o.raw, &shape); err != nil {
+		return nil, fmt.Errorf("read the pod's shape: %w", err)
+	}
+	p := o.pod
+	t := &patch.Pod{
+		SpecPresent:             shape.Spec != nil,
+		AnnotationsPresent:      p.Annotations != nil,
+		VolumesPresent:          p.Spec.Volumes != nil,
+		ImagePullSecretsPresent: p.Spec.ImagePullSecrets != nil,
+		ContainersPresent:       p.Spec.Containers != nil,
+		InitContainersPresent:   p.Spec.InitContainers != nil,
+		Containers:              make([]patch.Container, len(p.Spec.Containers)),
+	}
+	for i := range p.Spec.Containers {
+		c := &p.Spec.Containers[i]
+		t.Containers[i] = patch.Container{
+			Name:                c.Name,
+			VolumeMountsPresent: c.VolumeMounts != nil,
+			CommandPresent:      c.Command != nil,
+			ArgsPresent:         shape.Spec != nil && i < len(shape.Spec.Containers) && shape.Spec.Containers[i].Args != nil,
+		}
+	}
+	return t, nil
+}

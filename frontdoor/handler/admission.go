@@ -1,0 +1,361 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// admission is one review being answered, and what its log line says.
+type admission struct {
+	h       *handler
+	webhook string
+	req     *review.Request
+	start   time.Time
+
+	kind      string // Pod, Deployment, … (the request's kind until routed)
+	namespace string
+	name      string
+	facts     *deciderv1.PodFacts
+
+	// The log line's decision fields.
+	outcome    string
+	reason     string
+	check      string
+	decisionID string
+	revision   string
+	rpc        time.Duration
+	patchOps   int
+	warnings   int
+}
+
+// answer runs the path's steps (spec 01 §8.1 A-steps, §8.2 V-steps, 07 §3.2).
+func (a *admission) answer(ctx context.Context) *review.Response {
+	a.kind, a.namespace, a.name = a.req.Kind.Kind, a.req.Namespace, a.req.Name
+	if a.webhook == metrics.WebhookValidate {
+		return a.validate(ctx)
+	}
+	return a.mutate(ctx)
+}
+
+func (a *admission) mutate(ctx context.Context) *review.Response {
+	if !a.req.HasObject() { // A1
+		return a.withoutRPC()
+	}
+	kind := facts.MutateKind(a.req)
+	if kind == nil { // A2
+		return a.withoutRPC()
+	}
+	if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
+		return a.withoutRPC()
+	}
+	obj, err := facts.Decode(a.req, kind, a.req.Object)
+	if err != nil {
+		return a.malformed(err)
+	}
+	a.routed(obj)
+	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE)
+	if f != nil {
+		return a.failed(f)
+	}
+	return a.decided(d, obj)
+}
+
+func (a *admission) validate(ctx context.Context) *review.Response {
+	if !a.req.HasObject() { // V1
+		return a.withoutRPC()
+	}
+	kind := facts.ValidateKind(a.req)
+	if kind == nil { // V2
+		return a.withoutRPC()
+	}
+	a.kind = kind.Name
+	obj, err := facts.Decode(a.req, kind, a.req.Object)
+	if err != nil {
+		return a.malformed(err)
+	}
+	a.routed(obj)
+	if a.req.Operation == "UPDATE" && a.req.HasOldObject() { // V3
+		// An oldObject that does not decode is not a reason to deny: the
+		// decider judges the new object.
+		if old, err := facts.Decode(a.req, kind, a.req.OldObject); err == nil && facts.EnvUnchanged(obj, old) {
+			return a.withoutRPC()
+		}
+	}
+	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE)
+	if f != nil {
+		return a.failed(f)
+	}
+	return a.decided(d, obj)
+}
+
+func (a *admission) routed(obj *facts.Object) {
+	a.facts = obj.Facts
+	a.kind = obj.Kind.Name
+	a.namespace = obj.Facts.GetNamespace()
+	a.name = obj.Facts.GetName()
+	if a.name == "" {
+		a.name = obj.Facts.GetGenerateName()
+	}
+}
+
+// failure is the reason no usable decision was obtained.
+type failure struct {
+	// code is the gRPC code name of a failed RPC; empty for an unusable answer.
+	code   string
+	detail string
+}
+
+// decide calls the decider with the deadline min(timeout, request context).
+func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*deciderv1.Decision, *failure) {
+	ctx, cancel := context.WithTimeout(ctx, a.h.timeout)
+	defer cancel()
+	t0 := time.Now()
+	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: a.facts})
+	a.rpc = time.Since(t0)
+	code := status.Code(err)
+	a.h.metrics.DeciderRPC(code.String(), a.rpc)
+	if err != nil {
+		detail := status.Convert(err).Message()
+		if code == codes.DeadlineExceeded {
+			detail = "no answer within " + a.h.timeout.String()
+		}
+		return nil, &failure{code: code.String(), detail: detail}
+	}
+	d := resp.GetDecision()
+	if problem := unusable(d, a.webhook); problem != "" {
+		return nil, &failure{detail: problem}
+	}
+	return d, nil
+}
+
+// unusable says what makes a decision unusable on this path ("" = usable).
+func unusable(d *deciderv1.Decision, webhook string) string {
+	if d == nil {
+		return "the answer carries no decision"
+	}
+	switch d.GetOutcome() {
+	case deciderv1.Outcome_OUTCOME_SKIP:
+	case deciderv1.Outcome_OUTCOME_INJECT:
+		if webhook != metrics.WebhookMutate {
+			return "an inject outcome on /validate"
+		}
+		if d.GetPlan() == nil {
+			return "an inject outcome without a plan"
+		}
+	case deciderv1.Outcome_OUTCOME_ALLOW:
+		if webhook != metrics.WebhookValidate {
+			return "an allow outcome on /mutate"
+		}
+	case deciderv1.Outcome_OUTCOME_REFUSE:
+		if len(d.GetRefusals()) == 0 {
+			return "a refusal outcome with no refusal"
+		}
+		r := d.GetRefusals()[0]
+		if r.GetReasonSlug() == "" || r.GetHttpCode() < 400 || r.GetHttpCode() > 599 {
+			return "a refusal without a reason slug and an HTTP error code"
+		}
+	default:
+		return "the outcome is unspecified"
+	}
+	return ""
+}
+
+// decided maps a usable decision to the answer (03 §5, 04 §1, 06 §3.3).
+func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Response {
+	resp := &review.Response{
+		UID:              a.req.UID,
+		Allowed:          true,
+		AuditAnnotations: auditAnnotations(d),
+		Warnings:         warnings(d),
+	}
+	a.decisionID, a.revision = d.GetDecisionId(), d.GetInstallationRevision()
+	switch d.GetOutcome() {
+	case deciderv1.Outcome_OUTCOME_SKIP:
+		a.outcome, a.reason = metrics.OutcomeSkipped, d.GetSkipReason().String()
+	case deciderv1.Outcome_OUTCOME_ALLOW:
+		a.outcome = metrics.OutcomeAllowed
+	case deciderv1.Outcome_OUTCOME_INJECT:
+		p, err := a.patch(d.GetPlan(), obj)
+		if err != nil {
+			return a.failed(&failure{detail: err.Error()})
+		}
+		resp.Patch, resp.PatchType = p.Base64(), review.PatchTypeJSONPatch
+		a.outcome, a.patchOps = metrics.OutcomePatched, len(p.Ops)
+		a.h.metrics.PatchBytes(len(resp.Patch))
+	case deciderv1.Outcome_OUTCOME_REFUSE:
+		r := d.GetRefusals()[0]
+		resp.Allowed = false
+		resp.Status = &review.Status{Code: r.GetHttpCode(), Message: r.GetMessage(), Reason: r.GetReasonSlug()}
+		a.outcome, a.reason, a.check = metrics.OutcomeRefused, r.GetReasonSlug(), r.GetCheck()
+		a.h.metrics.Refusal(refusalLabel(r))
+	}
+	a.warnings = len(resp.Warnings)
+	a.done(slog.LevelInfo)
+	return resp
+}
+
+func (a *admission) patch(plan *deciderv1.MutationPlan, obj *facts.Object) (*patch.Patch, error) {
+	target, err := obj.PatchTarget()
+	if err != nil {
+		return nil, err
+	}
+	return patch.Build(plan, target)
+}
+
+func auditAnnotations(d *deciderv1.Decision) map[string]string {
+	out := make(map[string]string, len(d.GetAuditAnnotations())+1)
+	for k, v := range d.GetAuditAnnotations() {
+		out[k] = v
+	}
+	// Every decided answer names the installation that decided (03 §5).
+	if _, ok := out["revision"]; !ok && d.GetInstallationRevision() != "" {
+		out["revision"] = d.GetInstallationRevision()
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func warnings(d *deciderv1.Decision) []string {
+	if len(d.GetWarnings()) == 0 {
+		return nil
+	}
+	out := make([]string, len(d.GetWarnings()))
+	for i, w := range d.GetWarnings() {
+		out[i] = w.GetMessage()
+	}
+	return out
+}
+
+func refusalLabel(r *deciderv1.Refusal) string {
+	switch r.GetReason() {
+	case deciderv1.RefusalReason_REFUSAL_REASON_PINNED:
+		return metrics.ReasonPinned
+	case deciderv1.RefusalReason_REFUSAL_REASON_POLICY:
+		return metrics.ReasonPolicy
+	case deciderv1.RefusalReason_REFUSAL_REASON_CONFLICT:
+		return metrics.ReasonConflict
+	case deciderv1.RefusalReason_REFUSAL_REASON_ENV_POLICY:
+		return metrics.ReasonEnvPolicy
+	}
+	return metrics.ReasonMalformed
+}
+
+// Frontdoor-only denials (spec 04 §2, §5, §6).
+const (
+	slugMalformed           = "DynamicConfigMalformed"
+	slugDeciderUnavailable  = "DynamicConfigDeciderUnavailable"
+	slugInternal            = "DynamicConfigInternal"
+	auditDeciderUnavailable = "decider-unavailable"
+	unusableAnswer          = "unusable-answer"
+	detailInternal          = "internal error"
+	maxDetail               = 200
+)
+
+// failed applies --on-decider-error(-validate) (spec 04 §5).
+func (a *admission) failed(f *failure) *review.Response {
+	flag, what := "--on-decider-error", "this pod could not be decided"
+	if a.webhook == metrics.WebhookValidate {
+		flag = "--on-decider-error-validate"
+		what = "this " + a.kind + " could not be checked against the environment-variable policy"
+	}
+	detail := cut(redactURL(f.detail), maxDetail)
+	var cause string
+	if f.code != "" {
+		cause = fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
+	} else {
+		cause = fmt.Sprintf("the decider's answer could not be used (%s)", detail)
+	}
+	a.reason, a.check, a.patchOps = "", "", 0
+	resp := &review.Response{UID: a.req.UID}
+	if a.h.allowOnError[a.webhook] {
+		code := f.code
+		if code == "" {
+			code = unusableAnswer
+		}
+		resp.Allowed = true
+		resp.Warnings = []string{fmt.Sprintf("dynamic-config.rs: %s; admitted without a decision because this front door is set to %s=allow", cause, flag)}
+		resp.AuditAnnotations = map[string]string{auditDeciderUnavailable: code}
+		a.outcome = metrics.OutcomeDeciderErrorAllowed
+	} else {
+		st := &review.Status{Code: 503, Reason: slugDeciderUnavailable}
+		label := metrics.ReasonDeciderUnavailable
+		if f.code == "" {
+			st.Code, st.Reason, label = 500, slugInternal, metrics.ReasonInternal
+		}
+		st.Message = fmt.Sprintf("dynamic-config.rs: %s, so %s; this front door denies in that case (%s=deny)", cause, what, flag)
+		resp.Status = st
+		a.outcome, a.reason = metrics.OutcomeDeciderErrorDenied, st.Reason
+		a.h.metrics.Refusal(label)
+	}
+	a.warnings = len(resp.Warnings)
+	a.done(slog.LevelWarn, "grpc_code", f.code, "detail", detail)
+	return resp
+}
+
+// unusable answers a review whose handling panicked after it was decoded.
+func (a *admission) unusable(detail string) *review.Response {
+	return a.failed(&failure{detail: detail})
+}
+
+// malformed denies an object that does not decode as its kind (04 §6).
+func (a *admission) malformed(err error) *review.Response {
+	msg := "dynamic-config.rs: " + redactURL(err.Error())
+	a.outcome, a.reason = metrics.OutcomeRefused, slugMalformed
+	a.h.metrics.Refusal(metrics.ReasonMalformed)
+	a.done(slog.LevelInfo)
+	return &review.Response{
+		UID:    a.req.UID,
+		Status: &review.Status{Code: 400, Message: msg, Reason: slugMalformed},
+	}
+}
+
+// withoutRPC allows a review the decider need not see (A1–A3, V1–V3).
+func (a *admission) withoutRPC() *review.Response {
+	a.outcome = metrics.OutcomeSkipped
+	a.done(slog.LevelDebug)
+	return &review.Response{UID: a.req.UID, Allowed: true}
+}
+
+// done counts the admission and writes its one log line (spec 07 §4):
+// keys, slugs, check ids and counts only — never values or messages.
+func (a *admission) done(level slog.Level, extra ...any) {
+	elapsed := time.Since(a.start)
+	a.h.metrics.Admission(a.webhook, a.outcome, elapsed)
+	if !a.h.log.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := []any{
+		"webhook", a.webhook,
+		"uid", a.req.UID,
+		"kind", a.kind,
+		"namespace", a.namespace,
+		"name", a.name,
+		"operation", a.req.Operation,
+		"dry_run", a.req.IsDryRun(),
+		"outcome", a.outcome,
+		"reason", a.reason,
+		"check", a.check,
+		"decision_id", a.decisionID,
+		"revision", a.revision,
+		"duration_ms", millis(elapsed),
+		"rpc_ms", millis(a.rpc),
+		"patch_ops", a.patchOps,
+		"warnings", a.warnings,
+	}
+	a.h.log.Log(context.Background(), level, "admission", append(attrs, extra...)...)
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,49 @@
+package handler
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"google.golang.org/grpc"
+
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// constantDecider answers every Decide in process, without gRPC, so the
+// benchmarks measure the front door's own work.
+type constantDecider struct {
+	deciderv1.DeciderServiceClient
+	resp *deciderv1.DecisionResponse
+}
+
+func (c constantDecider) Decide(context.Context, *deciderv1.DecisionRequest, ...grpc.CallOption) (*deciderv1.DecisionResponse, error) {
+	return c.resp, nil
+}
+
+func benchmarkReview(b *testing.B, pod string, d *deciderv1.Decision) {
+	h := New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: d}}})
+	body := requestReview(b, podRequest("bench", pod))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, PathMutate, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
+	}
+}
+
+// BenchmarkMutatePlainPod is the common case: a pod without the prefix,
+// allowed without an RPC.
+func BenchmarkMutatePlainPod(b *testing.B) { benchmarkReview(b, plainPod, nil) }
+
+// BenchmarkMutateInject decodes an annotated pod, extracts its facts and
+// builds the patch from a plan.
+func BenchmarkMutateInject(b *testing.B) { benchmarkReview(b, example1Pod, injectDecision()) }

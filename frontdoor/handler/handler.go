@@ -1,0 +1,192 @@
+// Package handler is the front door's admission handler: /mutate and
+// /validate (spec 07 §3.2). It decodes the AdmissionReview, extracts the
+// PodFacts, asks the decider with a deadline, maps the decision to the
+// answer (03 §5, 04) — a JSON Patch built from the plan on /mutate — and
+// applies the failure rules when no usable decision was obtained (04 §5).
+// It holds no installation; the offline doors (inject, explain) run this
+// same handler against an in-process decider.
+package handler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// Defaults of the flags the handler honours (spec 07 §1.2).
+const (
+	DefaultTimeout = 2 * time.Second
+	// DefaultMaxRequestBytes is 7 MiB. The API server caps an object it
+	// stores at about 1.5 MiB (etcd's request limit) and sends it in an
+	// AdmissionReview up to twice (object and oldObject on UPDATE), plus
+	// the envelope and JSON escaping growth; 7 MiB leaves headroom for all
+	// of that while bounding what one request can make this process buffer
+	// (the kube-apiserver itself bounds request bodies at 3 MiB for writes,
+	// so a bigger review is not a real object).
+	DefaultMaxRequestBytes = 7 << 20
+)
+
+// The failure behaviours of --on-decider-error and --on-decider-error-validate.
+const (
+	OnErrorDeny  = "deny"
+	OnErrorAllow = "allow"
+)
+
+// Paths served.
+const (
+	PathMutate   = "/mutate"
+	PathValidate = "/validate"
+)
+
+// Config configures the handler.
+type Config struct {
+	// Decider is the client of the decider's gRPC service.
+	Decider deciderv1.DeciderServiceClient
+	// Timeout bounds each Decide call (default 2s); the HTTP request's own
+	// deadline wins when it is sooner.
+	Timeout time.Duration
+	// OnDeciderError is deny (default) or allow, for /mutate. Any value other
+	// than allow denies: the handler fails closed.
+	OnDeciderError string
+	// OnDeciderErrorValidate is deny or allow for /validate; empty = the
+	// value of OnDeciderError.
+	OnDeciderErrorValidate string
+	// MaxRequestBytes bounds the request body (default 7 MiB).
+	MaxRequestBytes int64
+	// Logger receives the admission lines (nil = discard).
+	Logger *slog.Logger
+	// Metrics records the front door metrics (nil = none).
+	Metrics *metrics.Frontdoor
+}
+
+// handler serves both paths.
+type handler struct {
+	decider         deciderv1.DeciderServiceClient
+	timeout         time.Duration
+	allowOnError    map[string]bool // by webhook
+	maxRequestBytes int64
+	log             *slog.Logger
+	metrics         *metrics.Frontdoor
+}
+
+// New returns the handler for /mutate and /validate; other paths answer 404.
+func New(cfg Config) http.Handler {
+	h := &handler{
+		decider:         cfg.Decider,
+		timeout:         cfg.Timeout,
+		maxRequestBytes: cfg.MaxRequestBytes,
+		log:             cfg.Logger,
+		metrics:         cfg.Metrics,
+	}
+	if h.timeout <= 0 {
+		h.timeout = DefaultTimeout
+	}
+	if h.maxRequestBytes <= 0 {
+		h.maxRequestBytes = DefaultMaxRequestBytes
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	onValidate := cfg.OnDeciderErrorValidate
+	if onValidate == "" {
+		onValidate = cfg.OnDeciderError
+	}
+	h.allowOnError = map[string]bool{
+		metrics.WebhookMutate:   cfg.OnDeciderError == OnErrorAllow,
+		metrics.WebhookValidate: onValidate == OnErrorAllow,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(PathMutate, func(w http.ResponseWriter, r *http.Request) {
+		h.serve(w, r, metrics.WebhookMutate)
+	})
+	mux.HandleFunc(PathValidate, func(w http.ResponseWriter, r *http.Request) {
+		h.serve(w, r, metrics.WebhookValidate)
+	})
+	return mux
+}
+
+// HTTP answers for requests that are not a readable review (spec 04 §6).
+const (
+	bodyMethodNotAllowed = "method not allowed"
+	bodyContentType      = "expected Content-Type application/json"
+	bodyTooLarge         = "request body too large"
+)
+
+// serve reads one review and answers it.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) {
+	start := time.Now()
+	var a *admission
+	defer func() {
+		rec := recover()
+		if rec == nil {
+			return
+		}
+		if rec == http.ErrAbortHandler {
+			panic(rec)
+		}
+		h.log.Error("panic while answering a review", "webhook", webhook,
+			"panic", redactURL(fmt.Sprint(rec)), "stack", string(debug.Stack()))
+		if a == nil {
+			// Before the review was decoded there is no uid to echo.
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		// After decoding, the review is answered as an unusable decision.
+		writeAnswer(w, a.unusable(detailInternal))
+	}()
+	req, status, msg := h.read(w, r)
+	if req == nil {
+		h.log.Warn("review not readable", "webhook", webhook, "status", status, "error", redactURL(msg))
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(status)
+		io.WriteString(w, msg)
+		return
+	}
+	a = &admission{h: h, webhook: webhook, req: req, start: start}
+	writeAnswer(w, a.answer(r.Context()))
+}
+
+func writeAnswer(w http.ResponseWriter, resp *review.Response) {
+	body := review.Encode(resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// read applies the checks of spec 04 §6 in order and decodes the review.
+// On failure it returns the HTTP status and body.
+func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request, int, string) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return nil, http.StatusMethodNotAllowed, bodyMethodNotAllowed
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, http.StatusUnsupportedMediaType, bodyContentType
+	}
+	if r.ContentLength > h.maxRequestBytes {
+		return nil, http.StatusRequestEntityTooLarge, bodyTooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxRequestBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, http.StatusRequestEntityTooLarge, bodyTooLarge
+		}
+		return nil, http.StatusBadRequest, fmt.Sprintf("the request body could not be read: %v", err)
+	}
+	req, err := review.Decode(body)
+	if err != nil {
+		return nil, http.StatusBadRequest, err.Error()
+	}
+	return req, 0, ""
+}

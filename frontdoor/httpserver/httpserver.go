@@ -1,0 +1,172 @@
+// Package httpserver is the front door's HTTP(S) server (spec 07 §3):
+// /mutate and /validate (the admission handler), /healthz, /readyz and
+// /metrics, served over TLS 1.2+ with HTTP/1.1 from a reloading key pair,
+// with fixed timeouts and a graceful drain on shutdown.
+package httpserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+)
+
+// Timeouts of the admission listener (spec 07 §3.3).
+const (
+	ReadHeaderTimeout    = 10 * time.Second
+	ReadTimeout          = 30 * time.Second
+	WriteTimeout         = 30 * time.Second
+	IdleTimeout          = 120 * time.Second
+	DefaultShutdownGrace = 30 * time.Second
+)
+
+// Config configures a Server.
+type Config struct {
+	// Admission serves /mutate and /validate (handler.New).
+	Admission http.Handler
+	// Certs is the serving pair; nil serves plain HTTP (--plaintext, tests, serve).
+	Certs *certs.Pair
+	// Gatherer backs /metrics (nil = prometheus.DefaultGatherer).
+	Gatherer prometheus.Gatherer
+	// Logger receives server errors (nil = discard).
+	Logger *slog.Logger
+	// ShutdownGrace bounds the drain on shutdown (default 30s).
+	ShutdownGrace time.Duration
+}
+
+// Server is the admission server.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New returns a server for cfg.
+func New(cfg Config) *Server {
+	if cfg.Gatherer == nil {
+		cfg.Gatherer = prometheus.DefaultGatherer
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	mux := http.NewServeMux()
+	if cfg.Admission != nil {
+		mux.Handle("/mutate", cfg.Admission)
+		mux.Handle("/validate", cfg.Admission)
+	}
+	addOps(mux, cfg.Certs, cfg.Gatherer)
+	return &Server{cfg: cfg, mux: mux}
+}
+
+// Handler is every endpoint of the admission listener.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// OpsHandler serves /metrics, /healthz and /readyz only: the extra plain
+// listener of --metrics-addr.
+func OpsHandler(pair *certs.Pair, g prometheus.Gatherer) http.Handler {
+	if g == nil {
+		g = prometheus.DefaultGatherer
+	}
+	mux := http.NewServeMux()
+	addOps(mux, pair, g)
+	return mux
+}
+
+func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		text(w, http.StatusOK, "ok")
+	})
+	// Readiness is "a serving pair is loaded (or the server is plaintext)".
+	// Reachability of the decider is deliberately NOT part of it (spec 07
+	// §3.1): the API server only calls ready endpoints, so tying readiness
+	// to the decider would turn a decider outage into "no endpoints", and
+	// the webhook's failurePolicy would answer instead of this front door —
+	// bypassing --on-decider-error / --on-decider-error-validate, their
+	// messages, warnings, audit annotations and metrics.
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if pair != nil && !pair.Loaded() {
+			text(w, http.StatusServiceUnavailable, "no certificate loaded")
+			return
+		}
+		text(w, http.StatusOK, "ok")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+}
+
+func text(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	io.WriteString(w, body)
+}
+
+// httpServer builds the net/http server with the fixed timeouts, HTTP/1.1 only.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		Protocols:         &protocols,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves the admission endpoints on ln (TLS when a pair is configured)
+// until ctx ends, then stops accepting, drains in-flight requests for up to
+// the shutdown grace, and closes what is left. It returns nil after a clean
+// drain.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.cfg.Certs != nil {
+		ln = tls.NewListener(ln, s.cfg.Certs.ServerConfig())
+	}
+	return serve(ctx, s.httpServer(s.mux), ln, s.cfg.ShutdownGrace)
+}
+
+// ServeOps serves OpsHandler in plain HTTP on ln until ctx ends.
+func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
+	return serve(ctx, s.httpServer(OpsHandler(s.cfg.Certs, s.cfg.Gatherer)), ln, s.cfg.ShutdownGrace)
+}
+
+// ListenAndServe listens on addr (TCP) and calls Serve.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	srv.SetKeepAlivesEnabled(false)
+	drain, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(drain)
+	if err != nil {
+		srv.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}

@@ -1,0 +1,261 @@
+// Package patch turns the decider's mutation plan into RFC 6902 JSON Patch
+// operations against the pod JSON the front door actually received (spec 03
+// §4). The ops are written explicitly from the plan, in the order of 03
+// §4.2: no templating, no diffing, no JSON Patch library.
+package patch
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// Pod is what the patch needs to know about the pod as received: which of
+// the arrays and objects it appends to are present (a member that is missing
+// or null is absent) and the app containers' names.
+type Pod struct {
+	// SpecPresent reports spec; a pod without one cannot be patched.
+	SpecPresent bool
+	// AnnotationsPresent reports metadata.annotations.
+	AnnotationsPresent bool
+	// VolumesPresent reports spec.volumes.
+	VolumesPresent bool
+	// ImagePullSecretsPresent reports spec.imagePullSecrets.
+	ImagePullSecretsPresent bool
+	// ContainersPresent reports spec.containers.
+	ContainersPresent bool
+	// InitContainersPresent reports spec.initContainers.
+	InitContainersPresent bool
+	// Containers are spec.containers, in order.
+	Containers []Container
+}
+
+// Container is one app container of spec.containers.
+type Container struct {
+	Name string
+	// VolumeMountsPresent reports the volumeMounts member.
+	VolumeMountsPresent bool
+	// CommandPresent reports the command member.
+	CommandPresent bool
+	// ArgsPresent reports the args member, whatever its value (null included).
+	ArgsPresent bool
+}
+
+// UnfitError says that the plan does not fit the pod (a container index or
+// name mismatch, an element without content): an unusable answer (spec 04 §5).
+type UnfitError struct{ msg string }
+
+func (e *UnfitError) Error() string { return e.msg }
+
+func unfit(format string, args ...any) error {
+	return &UnfitError{fmt.Sprintf(format, args...)}
+}
+
+// Op is one operation. Its members are declared in ascending byte order of
+// their JSON names (op, path, value); Value is nil for remove.
+type Op struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// Patch is the result: the compact JSON array and its ops.
+type Patch struct {
+	Ops  []Op
+	JSON []byte
+}
+
+// Base64 is the standard base64 encoding (with padding) of the compact JSON,
+// the AdmissionResponse's patch.
+func (p *Patch) Base64() string { return base64.StdEncoding.EncodeToString(p.JSON) }
+
+// Paths of the pod members the ops touch.
+const (
+	pathAnnotations      = "/metadata/annotations"
+	pathVolumes          = "/spec/volumes"
+	pathContainers       = "/spec/containers"
+	pathInitContainers   = "/spec/initContainers"
+	pathImagePullSecrets = "/spec/imagePullSecrets"
+)
+
+// Build writes the ops for plan against pod. Every error is an *UnfitError.
+func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
+	if plan == nil {
+		return nil, unfit("the inject decision carries no plan")
+	}
+	if !pod.SpecPresent {
+		return nil, unfit("the pod has no spec to patch")
+	}
+	b := builder{pod: pod}
+
+	// 1. The status annotation.
+	sa := plan.GetStatusAnnotation()
+	if sa.GetKey() == "" {
+		return nil, unfit("the plan carries no status annotation")
+	}
+	if !pod.AnnotationsPresent {
+		b.add(pathAnnotations, map[string]any{})
+	}
+	b.add(pathAnnotations+"/"+escape(sa.GetKey()), sa.GetValue())
+
+	// 2. Volumes.
+	for i, v := range plan.GetVolumes() {
+		value, err := volume(v)
+		if err != nil {
+			return nil, unfit("volume %d of the plan: %v", i, err)
+		}
+		b.appendTo(pathVolumes, pod.VolumesPresent, value)
+	}
+
+	// 3. App mounts, ascending container index (the plan's order).
+	for _, m := range plan.GetAppMounts() {
+		c, err := b.container(m.GetContainerIndex(), m.GetContainerName(), "app mount")
+		if err != nil {
+			return nil, err
+		}
+		if m.GetMount() == nil {
+			return nil, unfit("the app mount for container %q carries no mount", m.GetContainerName())
+		}
+		b.appendTo(containerPath(m.GetContainerIndex())+"/volumeMounts", c.VolumeMountsPresent, mount(m.GetMount()))
+	}
+
+	// 4. The image pull secret.
+	if s := plan.GetImagePullSecret(); s != "" {
+		b.appendTo(pathImagePullSecrets, pod.ImagePullSecretsPresent, map[string]any{"name": s})
+	}
+
+	// 5. The command rewrite of env-inject.
+	if rw := plan.GetCommandRewrite(); rw != nil {
+		c, err := b.container(rw.GetContainerIndex(), rw.GetContainerName(), "command rewrite")
+		if err != nil {
+			return nil, err
+		}
+		if !c.CommandPresent {
+			return nil, unfit("the command rewrite targets container %q, which has no command to replace", c.Name)
+		}
+		if len(rw.GetCommand()) == 0 {
+			return nil, unfit("the command rewrite for container %q carries no command", c.Name)
+		}
+		base := containerPath(rw.GetContainerIndex())
+		b.op("replace", base+"/command", stringList(rw.GetCommand()))
+		if c.ArgsPresent {
+			b.op("remove", base+"/args", nil)
+		}
+		if p := rw.GetLivenessProbe(); p != nil {
+			value, err := probe(p)
+			if err != nil {
+				return nil, unfit("the liveness probe for container %q: %v", c.Name, err)
+			}
+			b.add(base+"/livenessProbe", value)
+		}
+	}
+
+	// 6. Agents, in plan order.
+	for i, a := range plan.GetAgents() {
+		value, err := agent(a.GetContainer())
+		if err != nil {
+			return nil, unfit("agent %d of the plan: %v", i, err)
+		}
+		var list string
+		var present bool
+		switch a.GetList() {
+		case deciderv1.ContainerList_CONTAINER_LIST_CONTAINERS:
+			list, present = pathContainers, pod.ContainersPresent
+		case deciderv1.ContainerList_CONTAINER_LIST_INIT_CONTAINERS:
+			list, present = pathInitContainers, pod.InitContainersPresent
+		default:
+			return nil, unfit("agent %d of the plan names no container list", i)
+		}
+		switch a.GetPosition() {
+		case deciderv1.Position_POSITION_APPEND:
+			b.appendTo(list, present, value)
+		case deciderv1.Position_POSITION_FIRST:
+			b.ensureArray(list, present)
+			b.add(list+"/0", value)
+		default:
+			return nil, unfit("agent %d of the plan names no position", i)
+		}
+	}
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(b.ops); err != nil {
+		return nil, unfit("encode the patch: %v", err)
+	}
+	return &Patch{Ops: b.ops, JSON: bytes.TrimSuffix(buf.Bytes(), []byte("\n"))}, nil
+}
+
+type builder struct {
+	pod     *Pod
+	ops     []Op
+	created map[string]bool // absent arrays this patch already created
+}
+
+func (b *builder) op(op, path string, value any) {
+	b.ops = append(b.ops, Op{Op: op, Path: path, Value: value})
+}
+
+func (b *builder) add(path string, value any) { b.op("add", path, value) }
+
+// ensureArray emits "add <path> []" once per patch for an absent array.
+func (b *builder) ensureArray(path string, present bool) {
+	if present || b.created[path] {
+		return
+	}
+	if b.created == nil {
+		b.created = map[string]bool{}
+	}
+	b.created[path] = true
+	b.add(path, []any{})
+}
+
+func (b *builder) appendTo(path string, present bool, value any) {
+	b.ensureArray(path, present)
+	b.add(path+"/-", value)
+}
+
+// container verifies that index i of spec.containers exists and is named name.
+func (b *builder) container(i int32, name, what string) (*Container, error) {
+	if i < 0 || int(i) >= len(b.pod.Containers) {
+		return nil, unfit("the %s targets container %d (%q), but the pod has %d containers", what, i, name, len(b.pod.Containers))
+	}
+	c := &b.pod.Containers[i]
+	if c.Name != name {
+		return nil, unfit("the %s targets container %d as %q, but the pod's container %d is %q", what, i, name, i, c.Name)
+	}
+	return c, nil
+}
+
+func containerPath(i int32) string {
+	return pathContainers + "/" + strconv.Itoa(int(i))
+}
+
+// escape makes a member name a JSON Pointer reference token (RFC 6901):
+// "~" → "~0", then "/" → "~1".
+func escape(s string) string {
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+func stringList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

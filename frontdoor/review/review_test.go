@@ -1,0 +1,67 @@
+package review
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEncodeIsCompactSortedAndUnescaped(t *testing.T) {
+	got := string(Encode(&Response{
+		UID: "u", Allowed: false,
+		Status:           &Status{Code: 400, Message: `a <b> & "c"`, Reason: "DynamicConfigMalformed"},
+		Warnings:         []string{"w1", "w2"},
+		AuditAnnotations: map[string]string{"revision": "sha256:x", "env-policy-rule-0": "y"},
+	}))
+	want := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,` +
+		`"auditAnnotations":{"env-policy-rule-0":"y","revision":"sha256:x"},` +
+		`"status":{"code":400,"message":"a <b> & \"c\"","reason":"DynamicConfigMalformed"},"uid":"u","warnings":["w1","w2"]}}`
+	if got != want {
+		t.Fatalf("Encode() =\n%s\nwant\n%s", got, want)
+	}
+	if got := string(Encode(&Response{Allowed: true})); got != `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"uid":""}}` {
+		t.Fatalf("a minimal answer = %s", got)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		wantErr string
+	}{
+		{"a v1 review with a request decodes", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":{"a":1},"dryRun":true}}`, ""},
+		{"a body that is not JSON is refused", `{`, "the body is not JSON"},
+		{"a v1beta1 review is refused", `{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}}`, `apiVersion "admission.k8s.io/v1beta1" kind "AdmissionReview"`},
+		{"another kind is refused", `{"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{}}`, `not an admission.k8s.io/v1 AdmissionReview`},
+		{"an empty object is refused", `{}`, "without apiVersion and kind"},
+		{"a review without a request is refused", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{}}`, "carries no request"},
+		{"a field of the wrong type is refused", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"dryRun":"yes"}}`, "request.dryRun has the wrong type"},
+		{"a JSON array is refused", `[]`, "the body is not an AdmissionReview"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := Decode([]byte(tt.body))
+			if tt.wantErr == "" {
+				if err != nil || req.UID != "u" || !req.IsDryRun() || !req.HasObject() || req.HasOldObject() {
+					t.Fatalf("Decode() = %+v, %v", req, err)
+				}
+				return
+			}
+			var de *DecodeError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Decode() error = %v, want a DecodeError containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestNullObjectIsAbsent(t *testing.T) {
+	req, err := Decode([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"object":null,"oldObject":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.HasObject() || req.HasOldObject() {
+		t.Fatal("a null object counts as present")
+	}
+}
