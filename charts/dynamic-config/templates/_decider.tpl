@@ -1,0 +1,77 @@
+{{/* The decider container's own pieces (spec 07 §1.1, §6.2). */}}
+
+{{/* Process settings (not installation settings): listeners, TLS, mTLS, token, reload. */}}
+{{- define "dynamic-config.decider.env" -}}
+{{- $d := .Values.decider -}}
+- name: DYNAMIC_CONFIG_DECIDER_ADDR
+  value: {{ printf "0.0.0.0:%v" $d.port | quote }}
+- name: DYNAMIC_CONFIG_DECIDER_METRICS_ADDR
+  value: {{ printf "0.0.0.0:%v" $d.metrics.port | quote }}
+- name: DYNAMIC_CONFIG_DECIDER_TLS_CERT
+  value: /tls/tls.crt
+- name: DYNAMIC_CONFIG_DECIDER_TLS_KEY
+  value: /tls/tls.key
+{{- if $d.auth.mtls }}
+- name: DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA
+  value: /tls/ca.crt
+{{- end }}
+{{- if $d.auth.token.enabled }}
+- name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
+  value: /decider-token/token
+{{- end }}
+- name: DYNAMIC_CONFIG_DECIDER_REFLECTION
+  value: {{ $d.reflection | ternary "true" "false" | quote }}
+- name: DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL
+  value: {{ $d.reloadInterval | quote }}
+{{- end -}}
+
+{{- define "dynamic-config.decider.ports" -}}
+- name: grpc
+  containerPort: {{ .Values.decider.port }}
+  protocol: TCP
+- name: metrics
+  containerPort: {{ .Values.decider.metrics.port }}
+  protocol: TCP
+{{- end -}}
+
+{{/* HTTP probes on the metrics listener: kubelet gRPC probes cannot present a client certificate. */}}
+{{- define "dynamic-config.decider.probes" -}}
+readinessProbe:
+  httpGet: {path: /readyz, port: metrics, scheme: HTTP}
+  periodSeconds: 5
+  failureThreshold: 3
+livenessProbe:
+  httpGet: {path: /healthz, port: metrics, scheme: HTTP}
+  periodSeconds: 10
+  failureThreshold: 3
+{{- end -}}
+
+{{/* The installation ConfigMap as a DIRECTORY (no subPath), so updates reach the pod. */}}
+{{- define "dynamic-config.decider.volumes" -}}
+{{- $full := include "dynamic-config.fullname" . -}}
+- name: installation
+  configMap:
+    name: {{ $full }}-installation
+- name: tls
+  secret:
+    secretName: {{ include "dynamic-config.deciderTLSSecret" . }}
+{{- if .Values.decider.auth.token.enabled }}
+- name: decider-token
+  secret:
+    secretName: {{ .Values.decider.auth.token.secretName }}
+{{- end }}
+{{- end -}}
+
+{{- define "dynamic-config.decider.volumeMounts" -}}
+- name: installation
+  mountPath: /etc/dynamic-config/
+  readOnly: true
+- name: tls
+  mountPath: /tls
+  readOnly: true
+{{- if .Values.decider.auth.token.enabled }}
+- name: decider-token
+  mountPath: /decider-token
+  readOnly: true
+{{- end }}
+{{- end -}}

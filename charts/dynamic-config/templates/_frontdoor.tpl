@@ -1,0 +1,84 @@
+{{/* The front door container's own pieces (spec 07 §1.2, §6.2). It gets NO installation variable. */}}
+
+{{- define "dynamic-config.frontdoor.env" -}}
+{{- $f := .Values.frontdoor -}}
+{{- $d := .Values.decider -}}
+- name: DYNAMIC_CONFIG_WEBHOOK_ADDR
+  value: {{ printf "0.0.0.0:%v" $f.port | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR
+  value: {{ printf "0.0.0.0:%v" $f.metrics.port | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_TLS_CERT
+  value: /tls/tls.crt
+- name: DYNAMIC_CONFIG_WEBHOOK_TLS_KEY
+  value: /tls/tls.key
+- name: DYNAMIC_CONFIG_DECIDER_TARGET
+  value: {{ printf "dns:///%s:%v" (include "dynamic-config.deciderHost" .) $d.port | quote }}
+- name: DYNAMIC_CONFIG_DECIDER_TIMEOUT
+  value: {{ $f.deciderTimeout | quote }}
+- name: DYNAMIC_CONFIG_ON_DECIDER_ERROR
+  value: {{ $f.onDeciderError | quote }}
+- name: DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE
+  value: {{ .Values.envPolicy.onDeciderError | quote }}
+- name: DYNAMIC_CONFIG_DECIDER_CA
+  value: /decider-tls/ca.crt
+{{- if $d.auth.mtls }}
+- name: DYNAMIC_CONFIG_DECIDER_CLIENT_CERT
+  value: /decider-tls/tls.crt
+- name: DYNAMIC_CONFIG_DECIDER_CLIENT_KEY
+  value: /decider-tls/tls.key
+{{- end }}
+{{- if $d.auth.token.enabled }}
+- name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
+  value: /decider-token/token
+{{- end }}
+{{- end -}}
+
+{{- define "dynamic-config.frontdoor.ports" -}}
+- name: https
+  containerPort: {{ .Values.frontdoor.port }}
+  protocol: TCP
+- name: metrics
+  containerPort: {{ .Values.frontdoor.metrics.port }}
+  protocol: TCP
+{{- end -}}
+
+{{/* HTTPS probes on the admission listener; /readyz does not depend on the decider (spec 07 §3.1). */}}
+{{- define "dynamic-config.frontdoor.probes" -}}
+readinessProbe:
+  httpGet: {path: /readyz, port: https, scheme: HTTPS}
+  periodSeconds: 5
+  failureThreshold: 3
+livenessProbe:
+  httpGet: {path: /healthz, port: https, scheme: HTTPS}
+  periodSeconds: 10
+  failureThreshold: 3
+{{- end -}}
+
+{{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls. */}}
+{{- define "dynamic-config.frontdoor.volumes" -}}
+- name: tls
+  secret:
+    secretName: {{ include "dynamic-config.frontdoorTLSSecret" . }}
+- name: decider-tls
+  secret:
+    secretName: {{ include "dynamic-config.clientTLSSecret" . }}
+{{- if .Values.decider.auth.token.enabled }}
+- name: decider-token
+  secret:
+    secretName: {{ .Values.decider.auth.token.secretName }}
+{{- end }}
+{{- end -}}
+
+{{- define "dynamic-config.frontdoor.volumeMounts" -}}
+- name: tls
+  mountPath: /tls
+  readOnly: true
+- name: decider-tls
+  mountPath: /decider-tls
+  readOnly: true
+{{- if .Values.decider.auth.token.enabled }}
+- name: decider-token
+  mountPath: /decider-token
+  readOnly: true
+{{- end }}
+{{- end -}}

@@ -1,0 +1,58 @@
+{{/*
+Self-signed TLS (the default; spec 07 §6.2): one CA from genCA and three certificates signed by
+it, kept in three Secrets (tls.crt, tls.key, ca.crt):
+  <fullname>-frontdoor-tls         serving pair of the front door (the webhooks' caBundle is its CA)
+  <fullname>-decider-tls           serving pair of the decider; its ca.crt verifies client certificates
+  <fullname>-frontdoor-client-tls  the front door's client pair for mTLS; its ca.crt verifies the decider
+On upgrade the three existing Secrets are reused as they are (found with lookup) when they all
+hold a pair and share one ca.crt; otherwise a new CA and three new pairs are issued together.
+The CA key is never stored. The result is computed once per render and cached on the root
+context, so every template sees the same CA.
+
+Returns JSON {ca, frontdoor: {crt, key}, decider: {crt, key}, client: {crt, key}}, every value
+base64-encoded PEM.
+*/}}
+{{- define "dynamic-config.tls" -}}
+{{- if not (hasKey . "dynamicConfigTLS") -}}
+{{- $ns := .Release.Namespace -}}
+{{- $names := dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .) "decider" (include "dynamic-config.deciderTLSSecret" .) "client" (include "dynamic-config.clientTLSSecret" .) -}}
+{{- $found := dict -}}
+{{- $cas := list -}}
+{{- range $role, $name := $names -}}
+{{- $s := lookup "v1" "Secret" $ns $name -}}
+{{- if and $s $s.data (index $s.data "tls.crt") (index $s.data "tls.key") (index $s.data "ca.crt") -}}
+{{- $_ := set $found $role (dict "crt" (index $s.data "tls.crt") "key" (index $s.data "tls.key")) -}}
+{{- $cas = append $cas (index $s.data "ca.crt") -}}
+{{- end -}}
+{{- end -}}
+{{- $result := dict -}}
+{{- if and (eq (len $found) 3) (eq (len (uniq $cas)) 1) -}}
+{{- $result = merge (dict "ca" (first $cas)) $found -}}
+{{- else -}}
+{{- $days := int .Values.webhook.selfSignedDays -}}
+{{- $full := include "dynamic-config.fullname" . -}}
+{{- $ca := genCA (printf "%s-ca" $full) $days -}}
+{{- $fd := genSignedCert (printf "%s-frontdoor.%s.svc" $full $ns) nil (list (printf "%s-frontdoor.%s.svc" $full $ns) (printf "%s-frontdoor.%s" $full $ns)) $days $ca -}}
+{{- $dc := genSignedCert (printf "%s-decider.%s.svc" $full $ns) nil (list (printf "%s-decider.%s.svc" $full $ns) (printf "%s-decider.%s" $full $ns)) $days $ca -}}
+{{- $cl := genSignedCert (printf "%s-frontdoor-client" $full) nil nil $days $ca -}}
+{{- $result = dict "ca" ($ca.Cert | b64enc) "frontdoor" (dict "crt" ($fd.Cert | b64enc) "key" ($fd.Key | b64enc)) "decider" (dict "crt" ($dc.Cert | b64enc) "key" ($dc.Key | b64enc)) "client" (dict "crt" ($cl.Cert | b64enc) "key" ($cl.Key | b64enc)) -}}
+{{- end -}}
+{{- $_ := set . "dynamicConfigTLS" $result -}}
+{{- end -}}
+{{- toJson (get . "dynamicConfigTLS") -}}
+{{- end -}}
+
+{{/* The webhooks' clientConfig.caBundle line (self-signed mode only). */}}
+{{- define "dynamic-config.caBundle" -}}
+{{- if not .Values.webhook.certManager.enabled -}}
+caBundle: {{ (fromJson (include "dynamic-config.tls" .)).ca }}
+{{- end -}}
+{{- end -}}
+
+{{/* The cert-manager CA-injection annotation of the webhook configurations. */}}
+{{- define "dynamic-config.webhookAnnotations" -}}
+{{- if .Values.webhook.certManager.enabled -}}
+annotations:
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s-frontdoor" .Release.Namespace (include "dynamic-config.fullname" .) }}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,62 @@
+{{/*
+Cross-field validation (spec 07 §6.4), aggregated: every problem is collected and the render
+fails once, listing them all. values.schema.json checks shapes, enums and patterns first; the
+messages here cover what a schema cannot say (and the number-instead-of-string case when the
+schema is skipped). Included at the top of every template; runs once per render.
+*/}}
+{{- define "dynamic-config.validate" -}}
+{{- if not (hasKey . "dynamicConfigValidated") -}}
+{{- $_ := set . "dynamicConfigValidated" true -}}
+{{- $problems := list -}}
+{{- $v := .Values -}}
+
+{{- if $v.webhook.classes.enabled -}}
+{{- $problems = append $problems "webhook.classes.enabled: classes are not available in this version" -}}
+{{- end -}}
+{{- if $v.webhook.selfRotate.enabled -}}
+{{- $problems = append $problems "webhook.selfRotate.enabled: selfRotate is not available in this version; use the self-signed default or webhook.certManager" -}}
+{{- end -}}
+{{- if and (not $v.agent.digest) (eq (trim (toString $v.agent.tag)) "latest") -}}
+{{- $problems = append $problems "agent.tag: latest is refused; pin a version or a digest" -}}
+{{- end -}}
+
+{{- $timeout := include "dynamic-config.durationMillis" $v.frontdoor.deciderTimeout -}}
+{{- if $timeout -}}
+{{- if ge (float64 $timeout) (mulf (float64 $v.webhook.timeoutSeconds) 1000.0) -}}
+{{- $problems = append $problems (printf "frontdoor.deciderTimeout (%s) must be shorter than webhook.timeoutSeconds (%ss)" (toString $v.frontdoor.deciderTimeout) (include "dynamic-config.scalarText" $v.webhook.timeoutSeconds)) -}}
+{{- end -}}
+{{- if and $v.envPolicy.rules (ge (float64 $timeout) (mulf (float64 $v.envPolicy.webhook.timeoutSeconds) 1000.0)) -}}
+{{- $problems = append $problems (printf "frontdoor.deciderTimeout (%s) must be shorter than envPolicy.webhook.timeoutSeconds (%ss)" (toString $v.frontdoor.deciderTimeout) (include "dynamic-config.scalarText" $v.envPolicy.webhook.timeoutSeconds)) -}}
+{{- end -}}
+{{- end -}}
+
+{{- if and $v.webhook.certManager.enabled (not $v.webhook.certManager.issuerRef.name) -}}
+{{- $problems = append $problems "webhook.certManager.issuerRef.name is required when webhook.certManager.enabled is true" -}}
+{{- end -}}
+
+{{- /* string-typed installation values that YAML may have read as numbers */ -}}
+{{- $examples := dict "fileMode" "0640" "watchSeconds" "30" "cpuRequest" "64Mi" "memoryRequest" "64Mi" "cpuLimit" "64Mi" "memoryLimit" "64Mi" "file-mode" "0640" "watch-seconds" "30" "agent-cpu-request" "64Mi" "agent-memory-request" "64Mi" "agent-cpu-limit" "64Mi" "agent-memory-limit" "64Mi" -}}
+{{- range $key := list "cpuRequest" "memoryRequest" "cpuLimit" "memoryLimit" "fileMode" "watchSeconds" -}}
+{{- if include "dynamic-config.isNumber" (index $v.agent.defaults $key) -}}
+{{- $problems = append $problems (printf "agent.defaults.%s: quote it (%q), or YAML reads it as a number" $key (index $examples $key)) -}}
+{{- end -}}
+{{- end -}}
+{{- if kindIs "map" $v.agent.defaults.perStore -}}
+{{- range $store, $group := $v.agent.defaults.perStore -}}
+{{- if kindIs "map" $group -}}
+{{- range $knob := list "agent-cpu-request" "agent-memory-request" "agent-cpu-limit" "agent-memory-limit" "file-mode" "watch-seconds" -}}
+{{- if include "dynamic-config.isNumber" (index $group $knob) -}}
+{{- $problems = append $problems (printf "agent.defaults.perStore.%s.%s: quote it (%q), or YAML reads it as a number" $store $knob (index $examples $knob)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- $problems = concat $problems (fromJsonArray (include "dynamic-config.cascade.problems" .)) -}}
+
+{{- if $problems -}}
+{{- fail (printf "\n%s" (join "\n" $problems)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
