@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -279,7 +280,7 @@ func (ps *parser) targets(n *yaml.Node, path string) []string {
 		case !ok:
 		case text != TargetPods && text != TargetWorkloads:
 			ps.add(ip, redact.Quote(text)+`: "pods" or "workloads"`)
-		case contains(out, text):
+		case slices.Contains(out, text):
 			ps.add(ip, redact.Quote(text)+" appears twice")
 		default:
 			out = append(out, text)
@@ -376,7 +377,7 @@ func (ps *parser) word(n *yaml.Node, path, def, expectation string, allowed ...s
 		ps.add(path, expectation+thisIs(n))
 		return def, false
 	}
-	if !contains(allowed, n.Value) {
+	if !slices.Contains(allowed, n.Value) {
 		ps.add(path, redact.Quote(n.Value)+": "+expectation)
 		return def, false
 	}
@@ -504,13 +505,4 @@ func (ps *parser) namespaces(n *yaml.Node, path string) []string {
 		out = append(out, text)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

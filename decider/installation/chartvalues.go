@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -119,7 +120,9 @@ var chartDefaultsKeys = []struct{ value, key string }{
 //
 // (The last two exist so that values the chart's schema refuses are refused
 // here with the installation's own messages.) Every other value is the
-// chart's own and is ignored.
+// chart's own and is ignored. A YAML number where the chart takes a string
+// (fileMode, watchSeconds and the four quantities, at the fleet and in a
+// map-form perStore) is refused with the chart's own message first.
 func LoadValues(valuesPath string, environ []string) (*Installation, error) {
 	rep := newReport()
 	data, err := os.ReadFile(valuesPath)
@@ -151,11 +154,51 @@ func LoadValues(valuesPath string, environ []string) (*Installation, error) {
 		over = nil
 	}
 	values := coalesce(resolve(&defaults), over)
+	rep.shape = append(rep.shape, numberProblems(values)...)
 	root, chartEnv := mapChartValues(values)
 	// The process environment wins over what the chart would set: the first
 	// occurrence of a name is the one read.
 	e := newEnvironment(append(append([]string{}, environ...), chartEnv...))
 	return build(document{path: valuesPath, present: true, root: root}, e, rep)
+}
+
+// quotedValues are the string-typed installation values the chart refuses
+// as YAML numbers (spec 07 §6.4), with the example its message suggests.
+// Helm reads YAML 1.1, so an unquoted fileMode: 0640 would reach the
+// document as 416; the installation document keeps the literal text, so
+// without this check --values would accept what `helm install` refuses.
+var quotedValues = []struct{ fleet, knob, example string }{
+	{"cpuRequest", "agent-cpu-request", "64Mi"},
+	{"memoryRequest", "agent-memory-request", "64Mi"},
+	{"cpuLimit", "agent-cpu-limit", "64Mi"},
+	{"memoryLimit", "agent-memory-limit", "64Mi"},
+	{"fileMode", "file-mode", "0640"},
+	{"watchSeconds", "watch-seconds", "30"},
+}
+
+// numberProblems are the chart's `<path>: quote it ("<example>"), or YAML
+// reads it as a number` problems: for the fleet values, then for each store
+// of a map-form perStore in sorted order (as Helm ranges over it).
+func numberProblems(values *yaml.Node) []string {
+	isNumber := func(n *yaml.Node) bool {
+		n = resolve(n)
+		return n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
+	}
+	var out []string
+	defaults := lookupPath(values, "agent", "defaults")
+	for _, q := range quotedValues {
+		if isNumber(lookupPath(defaults, q.fleet)) {
+			out = append(out, "agent.defaults."+q.fleet+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
+		}
+	}
+	for _, sp := range pairs(sortedMap(lookupPath(defaults, "perStore"), 1)) {
+		for _, q := range quotedValues {
+			if isNumber(lookupPath(resolve(sp.Value), q.knob)) {
+				out = append(out, "agent.defaults.perStore."+sp.Key+"."+q.knob+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
+			}
+		}
+	}
+	return out
 }
 
 // coalesce lays over on top of base as Helm does: maps merge key by key, a

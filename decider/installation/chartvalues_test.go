@@ -119,7 +119,7 @@ envPolicy:
 		}
 	})
 	t.Run("values the chart refuses are refused with the installation's messages", func(t *testing.T) {
-		_, err := loadValuesText(t, "agent:\n  defaults:\n    endpoint: http://x\n    fileMode: 0999\nwebhook:\n  classes: {enabled: true}\n  selfRotate: {enabled: true}\n")
+		_, err := loadValuesText(t, "agent:\n  defaults:\n    endpoint: http://x\n    fileMode: \"0999\"\nwebhook:\n  classes: {enabled: true}\n  selfRotate: {enabled: true}\n")
 		var p *Problems
 		if !errors.As(err, &p) {
 			t.Fatalf("got %v", err)
@@ -194,4 +194,44 @@ func TestChartDefaultsMatchTheChart(t *testing.T) {
 		}
 	}
 	walk(nil, resolve(&ours))
+}
+
+func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
+	tests := []struct {
+		name   string
+		values string
+		want   []string
+	}{
+		{"an unquoted fleet fileMode, which Helm would read as 416",
+			"agent:\n  defaults:\n    fileMode: 0640\n",
+			[]string{`agent.defaults.fileMode: quote it ("0640"), or YAML reads it as a number`}},
+		{"unquoted fleet seconds and quantities",
+			"agent:\n  defaults:\n    watchSeconds: 30\n    cpuLimit: 1\n    memoryRequest: 1.5\n",
+			[]string{
+				`agent.defaults.memoryRequest: quote it ("64Mi"), or YAML reads it as a number`,
+				`agent.defaults.cpuLimit: quote it ("64Mi"), or YAML reads it as a number`,
+				`agent.defaults.watchSeconds: quote it ("30"), or YAML reads it as a number`,
+			}},
+		{"unquoted knobs of a map-form perStore, stores in sorted order",
+			"agent:\n  defaults:\n    perStore:\n      vault: {file-mode: 0400}\n      git: {watch-seconds: 120, agent-memory-limit: \"128Mi\"}\n",
+			[]string{
+				`agent.defaults.perStore.git.watch-seconds: quote it ("30"), or YAML reads it as a number`,
+				`agent.defaults.perStore.vault.file-mode: quote it ("0640"), or YAML reads it as a number`,
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadValuesText(t, tt.values)
+			var p *Problems
+			if !errors.As(err, &p) {
+				t.Fatalf("got %v", err)
+			}
+			assertLines(t, p.Lines, tt.want)
+		})
+	}
+	t.Run("the same values quoted are accepted", func(t *testing.T) {
+		if _, err := loadValuesText(t, "agent:\n  defaults:\n    fileMode: \"0640\"\n    watchSeconds: \"30\"\n    perStore:\n      vault: {file-mode: \"0400\"}\n"); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -95,11 +95,9 @@ func fleetRequestLimit(inst *Installation, res string) []string {
 	if !req.ok || !lim.ok || (req.from != "fleet" && lim.from != "fleet") {
 		return nil
 	}
-	c := req.ctx
-	if req.from != "fleet" {
-		c = lim.ctx
-	}
-	return requestAboveLimit(c.String(), reqKnob, limKnob, req, lim)
+	// {ctx} is the request's variable (spec 02 §6.2), also when the request
+	// is the built-in one and the fleet limit is what the installer wrote.
+	return requestAboveLimit(req.ctx.String(), reqKnob, limKnob, req, lim)
 }
 
 func storeRequestLimit(inst *Installation, g *StoreGroup, res string) []string {

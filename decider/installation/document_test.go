@@ -76,6 +76,8 @@ func TestDocumentShapeProblems(t *testing.T) {
 		}},
 		{"invalid YAML", "i.yaml", "a: [\n", []string{"%s: the installation document is not valid YAML: line 1: did not find expected node content"}},
 		{"invalid JSON", "i.json", `{"a": }`, []string{"%s: the installation document is not valid JSON: invalid character '}' looking for beginning of value"}},
+		{"a setting written twice in YAML is reported, not decided by the last one", "i.yaml", "watchSeconds: \"1\"\nmode: init\nwatchSeconds: \"2\"\n",
+			[]string{`watchSeconds: "watchSeconds" appears twice`}},
 		{"a repeated JSON key", "i.json", `{"mode": "init", "mode": "both"}`, []string{`%s: the installation document is not valid JSON: key "mode" appears twice`}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package installation
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
@@ -45,7 +46,7 @@ func ParseEnvList(subject, text string) ([]EnvEntry, []string) {
 			continue
 		}
 		seen[name] = true
-		if contains(ReservedAgentEnv, name) {
+		if slices.Contains(ReservedAgentEnv, name) {
 			problems = append(problems, subject+" sets "+name+", which the injection sets itself: drop it")
 			continue
 		}

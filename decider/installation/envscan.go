@@ -3,6 +3,7 @@ package installation
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ func scanEnvironment(e environment) []string {
 			continue
 		}
 		value := e.values[name]
-		if contains(selfRotateVariables, name) {
+		if slices.Contains(selfRotateVariables, name) {
 			if trim(value) != "" {
 				problems = append(problems, name+": selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)")
 			}

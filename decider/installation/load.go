@@ -3,6 +3,7 @@ package installation
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +40,14 @@ func Load(opts Options) (*Installation, error) {
 func build(doc document, env environment, rep *report) (*Installation, error) {
 	docKeys := map[string]*yaml.Node{}
 	for _, p := range pairs(doc.root) {
-		if !contains(documentKeys, p.Key) {
+		if !slices.Contains(documentKeys, p.Key) {
 			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
+			continue
+		}
+		if _, dup := docKeys[p.Key]; dup {
+			// decision: YAML keeps the last of two equal keys; a setting
+			// written twice is reported, never silently decided.
+			rep.shape = append(rep.shape, p.Key+": "+strconv.Quote(p.Key)+" appears twice")
 			continue
 		}
 		docKeys[p.Key] = p.Value

@@ -195,8 +195,13 @@ func readGate(s setting, in input, report sink) reading {
 	var groups []GateGroup
 	failed := false
 	rep := func(p string) { failed = true; report(p) }
-	if in.node == nil {
-		t := trim(in.text)
+	// The variable's text and the document's string form read alike.
+	text, isText := in.text, in.node == nil
+	if n := resolve(in.node); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		text, isText = n.Value, true
+	}
+	if isText {
+		t := trim(text)
 		if t == "" {
 			return reading{}
 		}
@@ -210,16 +215,6 @@ func readGate(s setting, in input, report sink) reading {
 		switch {
 		case isNull(n):
 			return reading{}
-		case n.Kind == yaml.ScalarNode:
-			t := trim(n.Value)
-			if t == "" {
-				return reading{}
-			}
-			var problems []string
-			groups, problems = ParseGate(s.Key, in.ctx.String(), t)
-			for _, p := range problems {
-				rep(p)
-			}
 		case n.Kind == yaml.SequenceNode:
 			rep(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
 		default:

@@ -1,6 +1,7 @@
 package installation
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,7 +158,7 @@ func (r *storeDefaultsReader) readNode(n *yaml.Node) {
 // setKnob validates one knob value of a group (spec 02 §5.2) and stores it.
 // gc is the group's context (unknown knob, twice); vc the value's.
 func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string, inString bool) {
-	if !contains(StoreKnobs, k) {
+	if !slices.Contains(StoreKnobs, k) {
 		r.report(gc.String() + ": " + redact.Quote(k) + " is not a defaultable knob; the knobs are " + storeKnobList)
 		return
 	}

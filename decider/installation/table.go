@@ -1,5 +1,7 @@
 package installation
 
+import "slices"
+
 // kind says how a setting's value is read.
 type kind int
 
@@ -173,20 +175,4 @@ func BuiltIn(knob string) string {
 }
 
 // IsStore reports whether s is one of the nine stores.
-func IsStore(s string) bool {
-	for _, st := range Stores {
-		if st == s {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+func IsStore(s string) bool { return slices.Contains(Stores, s) }

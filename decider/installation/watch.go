@@ -159,28 +159,30 @@ func (w *watcher) reload(quiet bool) {
 		if !errors.As(err, &p) {
 			p = &Problems{DocumentPath: w.opts.DocumentPath, Lines: []string{err.Error()}}
 		}
-		w.store.RecordReload(ReloadStatus{OK: false, At: at, Problems: p.Lines, AttemptedRevision: p.AttemptedRevision})
 		w.obs.ReloadRejected(len(p.Lines))
 		w.logger.Error("installation reload rejected; keeping the last good one",
 			"revision", oldRevision, "attempted_revision", p.AttemptedRevision,
 			"document", w.opts.DocumentPath, "problem_count", len(p.Lines), "problems", p.Lines)
+		// Recorded last: whoever sees the attempt in GetInstallation also
+		// sees its metric and its log line.
+		w.store.RecordReload(ReloadStatus{OK: false, At: at, Problems: p.Lines, AttemptedRevision: p.AttemptedRevision})
 		return
 	}
 	if inst.Revision == oldRevision {
 		if quiet {
 			return
 		}
-		w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 		w.obs.ReloadUnchanged()
 		w.logger.Info("installation unchanged", "revision", oldRevision, "document", w.opts.DocumentPath)
+		w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 		return
 	}
 	w.store.Swap(inst)
-	w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 	w.obs.ReloadOK(oldRevision, inst.Revision)
 	w.obs.InForce(inst)
 	w.logger.Info("installation reloaded", "old_revision", oldRevision, "new_revision", inst.Revision, "document", w.opts.DocumentPath)
 	warnEnvPolicy(w.logger, inst)
+	w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 }
 
 func warnEnvPolicy(logger *slog.Logger, inst *Installation) {

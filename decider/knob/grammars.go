@@ -231,6 +231,11 @@ func notifyHTTP(v string) (string, *Failure) {
 }
 
 func localHTTPURL(v string) bool {
+	// net/url lower-cases the scheme it parses; the rule wants it written
+	// exactly "http" (spec 01 §3.7), so the raw text is checked first.
+	if !strings.HasPrefix(v, "http://") {
+		return false
+	}
 	u, err := url.Parse(v)
 	if err != nil || u.Scheme != "http" || u.User != nil || u.Opaque != "" {
 		return false

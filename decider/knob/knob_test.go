@@ -80,6 +80,7 @@ func TestCheck(t *testing.T) {
 		{"notify-http accepts localhost with a port", "notify-http", "http://LocalHost:8080/reload", "http://LocalHost:8080/reload", "", ""},
 		{"notify-http accepts ipv6 loopback", "notify-http", "http://[::1]/x", "http://[::1]/x", "", ""},
 		{"notify-http refuses https", "notify-http", "https://localhost/x", "", "notify-http.url", `K is "https://localhost/x": an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`},
+		{"notify-http refuses an upper-case scheme, though net/url lower-cases it", "notify-http", "HTTP://localhost/x", "", "notify-http.url", `K is "HTTP://localhost/x": an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`},
 		{"notify-http refuses another host", "notify-http", "http://example.com/x", "", "notify-http.url", `K is "http://example.com/x": an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`},
 		{"notify-http refuses port zero", "notify-http", "http://127.0.0.1:0/", "", "notify-http.url", `K is "http://127.0.0.1:0/": an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`},
 		{"notify-http refuses userinfo and redacts it", "notify-http", "http://u:p@localhost/", "", "notify-http.url", `K is "http://…@localhost/": an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`},

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,7 +112,7 @@ func appMounts(in *Input) []decision.AppMount {
 	}
 	mounts := make([]decision.AppMount, 0, len(in.Facts.Containers))
 	for i, c := range in.Facts.Containers {
-		if only && !contains(names, c.Name) {
+		if only && !slices.Contains(names, c.Name) {
 			continue
 		}
 		mounts = append(mounts, decision.AppMount{
@@ -134,19 +135,10 @@ func listItems(s string) []string {
 	return items
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // pullSecret is the installation's pull secret unless the pod already lists it.
 func pullSecret(in *Input) string {
 	secret := installationOf(in).PullSecret
-	if secret == "" || contains(in.Facts.ImagePullSecretNames, secret) {
+	if secret == "" || slices.Contains(in.Facts.ImagePullSecretNames, secret) {
 		return ""
 	}
 	return secret

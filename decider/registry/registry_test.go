@@ -300,3 +300,20 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestTheKeysWhoseGrammarRefusesEmptyAreExactlySpecOnesList(t *testing.T) {
+	// spec 01 §1.2: every other key is refused at B7 with value.empty.
+	own := map[string]bool{}
+	for _, k := range strings.Fields(`native-sidecar init-first env-restart readiness tls-reload require-ack events
+		agent-run-as-same-user tls-skip-verify meta dynamic revoke-on-shutdown
+		source mode volume-medium on-drift startup-policy on-delete
+		watch-seconds timeout metrics-port agent-run-as-user agent-run-as-group history revoke-grace max-document-bytes file-mode
+		inject class inject-containers agent-env`) {
+		own[k] = true
+	}
+	for i := range rows {
+		if rows[i].OwnsEmpty != own[rows[i].Name] {
+			t.Errorf("%s: OwnsEmpty %v, want %v", rows[i].Name, rows[i].OwnsEmpty, own[rows[i].Name])
+		}
+	}
+}

@@ -322,3 +322,27 @@ func TestTheKnobStoreListIsTheInstallations(t *testing.T) {
 		t.Fatalf("knob.Stores %v, installation.Stores %v", knob.Stores, installation.Stores)
 	}
 }
+
+func TestInstallationValuesReachTheDecisionNormalisedWithTheirProvenance(t *testing.T) {
+	inst := load(t, "watchSeconds: \"030\"\nfileMode: \"640\"\nstoreDefaults:\n  redis: \"file-mode=0o600!\"\n")
+	d := Decide(inst, cachePod())
+	mustInject(t, d)
+	ws := resolved(t, d, "", "watch-seconds")
+	if ws.Value != "30" || ws.Tier != decision.TierFleetDefault || ws.DocumentPath != "watchSeconds" ||
+		ws.Variable != "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS" || ws.OverrideRule != decision.OverrideFleetFlag || ws.Pinned {
+		t.Errorf("default watch-seconds %+v", ws)
+	}
+	fm := resolved(t, d, "cache", "file-mode")
+	if fm.Value != "0600" || fm.Tier != decision.TierStoreDefault || fm.Store != "redis" || !fm.Pinned || fm.OverrideRule != decision.OverrideMarker {
+		t.Errorf("named file-mode %+v", fm)
+	}
+	if got, want := args(agent(t, d, "dynamic-config-agent-cache")), "--file-mode 0600 --watch 30"; !strings.HasSuffix(got, want) {
+		t.Errorf("named args %s, want the suffix %s", got, want)
+	}
+	// A refusal keeps the raw tier lookup, unvalidated.
+	d = Decide(inst, consulPod("mode", "never"))
+	mustRefuse(t, d)
+	if ws := resolved(t, d, "", "watch-seconds"); ws.Value != "030" || ws.Tier != decision.TierFleetDefault {
+		t.Errorf("watch-seconds on a refusal %+v", ws)
+	}
+}

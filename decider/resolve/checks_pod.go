@@ -1,15 +1,12 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
-
-// reservedEnv are the names the injection sets itself (agent-env.reserved).
-var reservedEnv = []string{"DYNAMIC_CONFIG_AGENT_TOKEN", "DYNAMIC_CONFIG_AGENT_PASSWORD",
-	"DYNAMIC_CONFIG_AGENT_ENDPOINT", "DYNAMIC_CONFIG_POD_NAME", "DYNAMIC_CONFIG_POD_UID"}
 
 // awsEnv are the names an aws-secret supplies.
 var awsEnv = []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
@@ -51,13 +48,13 @@ func agentEnv(s *state) *decision.Refusal {
 	}
 	if s.def.vals[iAWSSecret].set {
 		for _, e := range entries {
-			if contains(awsEnv, e.Name) {
+			if slices.Contains(awsEnv, e.Name) {
 				return refuse("agent-env.aws", a.key, "", "dynamic-config.rs/agent-env sets "+e.Name+", and dynamic-config.rs/aws-secret already supplies it: one credential, one place")
 			}
 		}
 	}
 	for _, e := range entries {
-		if contains(reservedEnv, e.Name) {
+		if slices.Contains(installation.ReservedAgentEnv, e.Name) { // agent-env.reserved, the fleet list's rule too
 			return refuse("agent-env.reserved", a.key, "", "dynamic-config.rs/agent-env sets "+e.Name+", which the injection sets itself: drop it")
 		}
 	}
@@ -77,15 +74,6 @@ func envName(n string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // listItems walks a comma-separated list, items trimmed, empty items dropped.

@@ -9,6 +9,9 @@
 package resolve
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
@@ -183,4 +186,8 @@ func withDeprecations(warnings []decision.Warning, s *state) []decision.Warning 
 	out = append(out, warnings[:at]...)
 	out = append(out, deprecated...)
 	return append(out, warnings[at:]...)
+}
+
+func sortWarnings(w []decision.Warning) {
+	slices.SortFunc(w, func(a, b decision.Warning) int { return strings.Compare(a.Message, b.Message) })
 }

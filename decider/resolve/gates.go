@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
@@ -24,7 +25,7 @@ func listing(g *installation.Gate, ns string) []string {
 			continue
 		}
 		for _, name := range grp.Names {
-			if !contains(out, name) {
+			if !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}

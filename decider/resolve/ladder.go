@@ -172,12 +172,19 @@ func (s *state) ladder(r *render, i int) value {
 		return v
 	}
 	if iv, tier, store, ok := s.silent(r, i); ok {
-		return value{text: iv.Text, set: true, tier: tier, inst: iv, fromInst: true, store: store}
+		return value{text: iv.Text, set: true, tier: tier, fromInst: true, store: store}
 	}
 	if b := s.builtIn(i); b != "" {
 		return value{text: b, set: true, tier: decision.TierBuiltIn}
 	}
 	return value{tier: decision.TierNone}
+}
+
+// supplier is the installation value that answered knob i of render r (a
+// value with fromInst set): the ladder's installation rung, looked up again.
+func (s *state) supplier(r *render, i int) installation.Value {
+	iv, _, _, _ := s.silent(r, i)
+	return iv
 }
 
 // builtIn is knob i's built-in value; the agent image is the installation's.

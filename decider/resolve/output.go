@@ -1,9 +1,7 @@
 package resolve
 
 import (
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
@@ -52,7 +50,7 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 	v := &r.vals[i]
 	text := v.text
 	if validated && v.set {
-		text = normalised(i, v)
+		text = s.normalised(r, i)
 	}
 	rv := decision.ResolvedValue{Knob: rows[i].Name, Value: redact.URL(text), Set: v.set, Tier: v.tier,
 		OverrideRule: decision.OverrideNotApplicable, Store: v.store, Note: v.note}
@@ -60,21 +58,25 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 	case v.tier == decision.TierAnnotation:
 		rv.AnnotationKey = r.ann[i].key
 	case v.fromInst:
-		rv.Pinned = v.inst.Pinned
-		rv.OverrideRule = overrideRules[v.inst.Rule]
-		rv.Variable = v.inst.Variable
-		rv.DocumentPath = v.inst.DocumentPath
+		iv := s.supplier(r, i)
+		rv.Pinned = iv.Pinned
+		rv.OverrideRule = overrideRules[iv.Rule]
+		rv.Variable = iv.Variable
+		rv.DocumentPath = iv.DocumentPath
 	case i == iAgentImage && v.tier == decision.TierBuiltIn && text != installation.BuiltInAgentImage:
 		rv.Variable = "DYNAMIC_CONFIG_AGENT_IMAGE"
 	}
 	return rv
 }
 
-// normalised is a validated value in its normalised form (spec 06 §3.6);
-// installation values arrive normalised from the loader.
-func normalised(i int, v *value) string {
-	if v.fromInst && v.inst.Normalised != "" {
-		return v.inst.Normalised
+// normalised is knob i's validated value in its normalised form (spec 06
+// §3.6); installation values arrive normalised from the loader.
+func (s *state) normalised(r *render, i int) string {
+	v := &r.vals[i]
+	if v.fromInst {
+		if n := s.supplier(r, i).Normalised; n != "" {
+			return n
+		}
 	}
 	if n, f := rows[i].Check(v.text); f == nil {
 		return n
@@ -111,7 +113,7 @@ func (s *state) effective(r *render, keys []int) map[string]string {
 		if !v.set {
 			continue
 		}
-		m[rows[i].Name] = normalised(i, v)
+		m[rows[i].Name] = s.normalised(r, i)
 	}
 	return m
 }
@@ -126,7 +128,7 @@ func (s *state) mergedAgentEnv() []installation.EnvEntry {
 	aws := s.def.vals[iAWSSecret].set
 	out := make([]installation.EnvEntry, 0, len(s.inst.AgentEnv)+len(s.agentEnv))
 	for _, e := range s.inst.AgentEnv {
-		if podSets(s.agentEnv, e.Name) || aws && contains(awsEnv, e.Name) {
+		if podSets(s.agentEnv, e.Name) || aws && slices.Contains(awsEnv, e.Name) {
 			continue
 		}
 		out = append(out, e)
@@ -141,51 +143,4 @@ func podSets(entries []installation.EnvEntry, name string) bool {
 		}
 	}
 	return false
-}
-
-// conflicts is B61 (spec 04 §4.3), against the names and paths the plan
-// actually adds: agent containers, then volumes, then mount paths.
-func conflicts(s *state, p *decision.Plan) *decision.Refusal {
-	for i := range p.Agents {
-		c := &p.Agents[i].Container
-		if s.podHasContainer(c.Name) {
-			return refuse("conflict.container", "", c.Render, "the pod already has a container named "+q(c.Name)+
-				`, and the injection needs that name for its agent: rename that container, or set dynamic-config.rs/inject to "false"`)
-		}
-	}
-	for i := range p.Volumes {
-		if contains(s.f.VolumeNames, p.Volumes[i].Name) {
-			return refuse("conflict.volume", "", "", "the pod already has a volume named "+q(p.Volumes[i].Name)+
-				`, and the injection needs that name: rename that volume, or set dynamic-config.rs/inject to "false"`)
-		}
-	}
-	dir := path.Dir(s.def.vals[iPath].text)
-	for _, m := range p.AppMounts {
-		if int(m.ContainerIndex) >= len(s.f.Containers) || m.ContainerIndex < 0 {
-			continue
-		}
-		for _, mp := range s.f.Containers[m.ContainerIndex].VolumeMountPaths {
-			if path.Clean(mp) == dir {
-				return refuse("conflict.mount-path", key(&s.def, iPath), "", "container "+q(m.ContainerName)+
-					" already mounts something at "+q(dir)+", where the injection mounts the rendered document: move that mount, choose another directory for dynamic-config.rs/path, or leave the container out with dynamic-config.rs/inject-containers")
-			}
-		}
-	}
-	return nil
-}
-
-// podHasContainer looks through spec.containers, initContainers and ephemeralContainers.
-func (s *state) podHasContainer(name string) bool {
-	for _, list := range [3][]decision.Container{s.f.Containers, s.f.InitContainers, s.f.EphemeralContainers} {
-		for i := range list {
-			if list[i].Name == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func sortWarnings(w []decision.Warning) {
-	slices.SortFunc(w, func(a, b decision.Warning) int { return strings.Compare(a.Message, b.Message) })
 }

@@ -90,7 +90,7 @@ func TestTheSeedPodsOfAllNineStoresResolveAsTheSeedSays(t *testing.T) {
 func TestServesEmbeddedInstallationInjectsAPodCarryingOnlyInject(t *testing.T) {
 	doc, err := os.ReadFile("../../cmd/dynamic-config/default-installation.yaml")
 	if err != nil {
-		t.Skipf("no embedded installation yet: %v", err)
+		t.Fatalf("the embedded installation is part of the repository: %v", err)
 	}
 	d := Decide(load(t, string(doc)), facts("inject", "true"))
 	mustInject(t, d)

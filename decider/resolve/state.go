@@ -20,14 +20,16 @@ type annot struct {
 }
 
 // value is one knob's effective value for a render: the raw tier lookup
-// (validated by the steps before anything relies on it).
+// (validated by the steps before anything relies on it). When an
+// installation tier answered, the supplying installation.Value is looked up
+// again where its provenance is needed (supplier) rather than copied into
+// every one of a render's 66 slots.
 type value struct {
 	text     string
 	set      bool
 	tier     decision.Tier
-	inst     installation.Value // the supplying installation value
-	fromInst bool               // an installation tier answered
-	store    string             // the store whose group answered
+	fromInst bool   // an installation tier answered
+	store    string // the store whose group answered
 	note     string
 }
 

@@ -246,7 +246,7 @@ func TestBearerToken(t *testing.T) {
 
 func TestMutualTLS(t *testing.T) {
 	pki := newTestPKI(t)
-	r := start(t, Config{TLS: pki.serverTLS(true)}, installation.Empty())
+	r := start(t, Config{TLS: pki.serverTLS(true), Reflection: true}, installation.Empty())
 
 	t.Run("a client without a certificate is refused", func(t *testing.T) {
 		client := deciderv1.NewDeciderServiceClient(dial(t, r.addr, pki.clientCreds(false)))
@@ -268,6 +268,16 @@ func TestMutualTLS(t *testing.T) {
 		conn := dial(t, r.addr, pki.clientCreds(false))
 		if _, err := healthpb.NewHealthClient(conn).Check(ctxTimeout(t), &healthpb.HealthCheckRequest{}); err == nil {
 			t.Error("health answered a client without a certificate")
+		}
+	})
+	t.Run("reflection is behind mTLS too", func(t *testing.T) {
+		if _, err := listServices(t, dial(t, r.addr, pki.clientCreds(false))); err == nil {
+			t.Error("reflection answered a client without a certificate")
+		}
+	})
+	t.Run("reflection answers a client with a certificate from the CA", func(t *testing.T) {
+		if _, err := listServices(t, dial(t, r.addr, pki.clientCreds(true))); err != nil {
+			t.Errorf("reflection: %v", err)
 		}
 	})
 }
@@ -342,6 +352,58 @@ func TestMetricsHandler(t *testing.T) {
 			}
 			if c.substring && !strings.Contains(body, c.wantBody) || !c.substring && body != c.wantBody {
 				t.Errorf("body %q, want %q", body, c.wantBody)
+			}
+		})
+	}
+}
+
+// TestInterceptorOrder pins ChainUnaryInterceptor(metrics, logging, auth,
+// recovery) of spec 06 §7 by what each outer interceptor sees: a recovered
+// panic and a refused token are both counted and logged with their codes.
+func TestInterceptorOrder(t *testing.T) {
+	tokenPath := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenPath, []byte("s3cret-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, Config{TokenFile: tokenPath}, installation.Empty())
+	client := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil))
+	authorized := metadata.AppendToOutgoingContext(ctxTimeout(t), "authorization", "Bearer s3cret-token")
+
+	if _, err := client.Decide(authorized, mutateRequest("panic")); status.Code(err) != codes.Internal {
+		t.Fatalf("a panicking call: %v, want Internal", err)
+	}
+	if _, err := client.Decide(ctxTimeout(t), mutateRequest("panic")); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a call without a token: %v, want Unauthenticated (auth runs before the handler)", err)
+	}
+	families, err := r.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "grpc_server_handled_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["grpc_method"] == "Decide" {
+				handled[labels["grpc_code"]] += m.GetCounter().GetValue()
+			}
+		}
+	}
+	log := r.log.String()
+	for _, code := range []string{"Internal", "Unauthenticated"} {
+		t.Run("metrics, outside recovery and auth, count the "+code+" call", func(t *testing.T) {
+			if handled[code] != 1 {
+				t.Errorf("grpc_server_handled_total{grpc_method=Decide,grpc_code=%s} = %v, want 1 (all: %v)", code, handled[code], handled)
+			}
+		})
+		t.Run("logging, outside recovery and auth, logs the "+code+" call", func(t *testing.T) {
+			if !strings.Contains(log, `"msg":"grpc call","grpc_service":"dynamicconfig.decider.v1.DeciderService","grpc_method":"Decide","grpc_code":"`+code+`"`) {
+				t.Errorf("no call line with code %s:\n%s", code, log)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +123,113 @@ envPolicy:
 		if installationToProto(installation.Empty(), nil).GetLastReload() != nil {
 			t.Error("last_reload present")
 		}
+	})
+}
+
+// TestGetInstallationAfterARejectedReload drives a real Watch behind a real
+// gRPC server: a broken edit and then a deleted document keep the last good
+// installation, GetInstallation shows each failed attempt, and a listed
+// env-policy value never reaches the response, a log line or a revision.
+func TestGetInstallationAfterARejectedReload(t *testing.T) {
+	const secret = "zq5f1e2d3c4b5a69" // marker alphabet: a hit is a leak
+	good := "watchSeconds: \"30\"\nenvPolicy:\n  rules:\n    - environmentVariables: [{name: LOG_LEVEL, value: " + secret + "}]\n"
+	broken := "watchSeconds: soon\nenvPolicy:\n  rules:\n    - environmentVariables: [{name: LOG_LEVEL, value: " + secret + "}]\n      mode: loud\n"
+	path := filepath.Join(t.TempDir(), "installation.yaml")
+	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := installation.Options{DocumentPath: path, DocumentExplicit: true}
+	inst, err := installation.Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := installation.NewStore(inst)
+	s := serve(t, store)
+	watchLogs := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		installation.Watch(ctx, store, opts, 10*time.Millisecond, slog.New(slog.NewJSONHandler(watchLogs, nil)), s.svc.metrics)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// lastReload waits for a failed attempt whose problems satisfy want.
+	lastReload := func(want func([]string) bool) *deciderv1.GetInstallationResponse {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := s.client.GetInstallation(context.Background(), &deciderv1.GetInstallationRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lr := resp.GetLastReload(); lr != nil && !lr.GetOk() && want(lr.GetProblems()) {
+				return resp
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no rejected reload seen; last %v", resp.GetLastReload())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	noLeak := func(t *testing.T, resp *deciderv1.GetInstallationResponse) {
+		t.Helper()
+		b, err := protojson.Marshal(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, text := range map[string]string{"GetInstallation": string(b), "the watch log": watchLogs.String(), "the service log": s.logs.String(), "the canonical form": string(inst.Canonical)} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the listed value leaked into %s: %s", what, text)
+			}
+		}
+	}
+
+	write := func(content string) {
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("a broken edit keeps the last good installation and shows the attempt", func(t *testing.T) {
+		write(broken)
+		resp := lastReload(func(p []string) bool { return len(p) == 2 })
+		want := []string{
+			`watchSeconds [DYNAMIC_CONFIG_AGENT_WATCH_SECONDS]: watch-seconds is "soon": whole seconds`,
+			`envPolicy.rules[0].mode: "loud": enforce, warn or audit`,
+		}
+		lr := resp.GetLastReload()
+		if resp.GetRevision() != inst.Revision || strings.Join(lr.GetProblems(), "\n") != strings.Join(want, "\n") ||
+			!strings.HasPrefix(lr.GetAttemptedRevision(), "sha256:") || lr.GetAttemptedRevision() == inst.Revision {
+			t.Errorf("got revision %s, last reload %v", resp.GetRevision(), lr)
+		}
+		if store.Current() != inst {
+			t.Error("the broken edit was swapped in")
+		}
+		if !strings.Contains(watchLogs.String(), "installation reload rejected; keeping the last good one") {
+			t.Errorf("log %s", watchLogs.String())
+		}
+		if n := counterValue(t, s.reg, "dynamic_config_installation_reloads_total", "error"); n != 1 {
+			t.Errorf("reloads_total{result=\"error\"} = %v", n)
+		}
+		noLeak(t, resp)
+	})
+	t.Run("a deleted document keeps the last good installation and shows the attempt", func(t *testing.T) {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		resp := lastReload(func(p []string) bool {
+			return len(p) == 1 && p[0] == path+": the installation document does not exist"
+		})
+		if resp.GetRevision() != inst.Revision || store.Current() != inst {
+			t.Errorf("revision %s, want %s", resp.GetRevision(), inst.Revision)
+		}
+		if n := counterValue(t, s.reg, "dynamic_config_installation_reloads_total", "error"); n != 2 {
+			t.Errorf("reloads_total{result=\"error\"} = %v", n)
+		}
+		noLeak(t, resp)
 	})
 }

@@ -273,3 +273,41 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ..
 	t.Fatalf("no %s%v", name, labels)
 	return 0
 }
+
+func TestDecisionLogLineOfARefusal(t *testing.T) {
+	s := serve(t, installation.NewStore(installation.Empty()))
+	pod := consulPod()
+	pod.Annotations["dynamic-config.rs/watch-seconds"] = "soon-ish"
+	resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: pod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := resp.GetDecision()
+	if d.GetOutcome() != deciderv1.Outcome_OUTCOME_REFUSE || len(d.GetRefusals()) == 0 {
+		t.Fatalf("outcome %v, want a refusal", d.GetOutcome())
+	}
+	refusal := d.GetRefusals()[0]
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(s.logs.String())), &entry); err != nil {
+		t.Fatalf("want one JSON line: %v\n%s", err, s.logs)
+	}
+	want := map[string]any{
+		"msg": "decision", "decision_id": d.GetDecisionId(), "outcome": "refuse", "skip_reason": "",
+		"reason": refusal.GetReasonSlug(), "check": refusal.GetCheck(), "key": "dynamic-config.rs/watch-seconds",
+		"render": "", "revision": installation.EmptyRevision,
+	}
+	for k, v := range want {
+		t.Run("a refusal logs "+k, func(t *testing.T) {
+			if entry[k] != v {
+				t.Errorf("%s = %v, want %v", k, entry[k], v)
+			}
+		})
+	}
+	t.Run("a refusal logs neither the value nor the message", func(t *testing.T) {
+		for _, leak := range []string{"soon-ish", refusal.GetMessage()} {
+			if strings.Contains(s.logs.String(), leak) {
+				t.Errorf("the log carries %q: %s", leak, s.logs)
+			}
+		}
+	})
+}
