@@ -49,6 +49,7 @@ type loaded struct {
 	certPEM, keyPEM []byte
 	cert            *tls.Certificate
 	notAfter        time.Time
+	err             error // why a rejected pair did not parse
 }
 
 // New returns a pair for certFile and keyFile. Nothing is read yet: call
@@ -107,17 +108,18 @@ func (p *Pair) reload() (changed bool, err error) {
 	}
 	first := cur == nil
 	if rej != nil && rej.same(certPEM, keyPEM) {
-		return false, rej.parseErr(certPEM, keyPEM)
+		return false, rej.err // parsed once already: only a change is parsed
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
+		err = fmt.Errorf("parse key pair %s, %s: %w", p.certFile, p.keyFile, err)
 		p.mu.Lock()
-		p.rejected = &loaded{certPEM: certPEM, keyPEM: keyPEM}
+		p.rejected = &loaded{certPEM: certPEM, keyPEM: keyPEM, err: err}
 		p.mu.Unlock()
 		if !first && p.observer != nil {
 			p.observer.CertificateReload(false)
 		}
-		return true, fmt.Errorf("parse key pair %s, %s: %w", p.certFile, p.keyFile, err)
+		return true, err
 	}
 	next := &loaded{certPEM: certPEM, keyPEM: keyPEM, cert: &cert}
 	if cert.Leaf != nil {
@@ -137,11 +139,6 @@ func (p *Pair) reload() (changed bool, err error) {
 
 func (l *loaded) same(certPEM, keyPEM []byte) bool {
 	return bytes.Equal(l.certPEM, certPEM) && bytes.Equal(l.keyPEM, keyPEM)
-}
-
-func (l *loaded) parseErr(certPEM, keyPEM []byte) error {
-	_, err := tls.X509KeyPair(certPEM, keyPEM)
-	return err
 }
 
 // Loaded reports whether a pair is in use.

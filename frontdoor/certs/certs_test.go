@@ -56,8 +56,12 @@ func TestPairReload(t *testing.T) {
 		if !changed || err == nil {
 			t.Fatalf("reload() = %v, %v; want changed with an error", changed, err)
 		}
-		if changed, _ := p.reload(); changed {
+		again, errAgain := p.reload()
+		if again {
 			t.Fatal("the same broken pair was reported twice")
+		}
+		if errAgain != err {
+			t.Fatalf("the same broken pair was parsed again (error %v, first %v): only a change is parsed", errAgain, err)
 		}
 		cert, err := p.Certificate()
 		if err != nil || !bytes.Equal(cert.Certificate[0], mustLeaf(t, first)) {

@@ -104,7 +104,7 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 	var meta *metav1.ObjectMeta
 	if kind.IsPod() {
 		pod := &corev1.Pod{}
-		if err := json.Unmarshal(raw, pod); err != nil {
+		if err := unmarshal(raw, pod); err != nil {
 			return nil, &ObjectError{Kind: kind.Name, Err: err}
 		}
 		obj.pod = pod
@@ -113,7 +113,7 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 		fromPodSpec(&pod.Spec, f)
 	} else {
 		w := kind.template()
-		if err := json.Unmarshal(raw, w); err != nil {
+		if err := unmarshal(raw, w); err != nil {
 			return nil, &ObjectError{Kind: kind.Name, Err: err}
 		}
 		meta = w.meta()
@@ -268,7 +268,7 @@ func (o *Object) PatchTarget() (*patch.Pod, error) {
 			} `json:"containers"`
 		} `json:"spec"`
 	}
-	if err := json.Unmarshal(o.raw, &shape); err != nil {
+	if err := unmarshal(o.raw, &shape); err != nil {
 		return nil, fmt.Errorf("read the pod's shape: %w", err)
 	}
 	p := o.pod

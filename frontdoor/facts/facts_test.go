@@ -207,3 +207,39 @@ func FuzzReviewAndFacts(f *testing.F) {
 		}
 	})
 }
+
+// Member names match case-sensitively, as in the API server's decoding: a
+// miscased member is not the pod's, so neither the facts nor the patch
+// target may report it (an op against it would not apply).
+func TestMiscasedMembersAreNotThePods(t *testing.T) {
+	t.Run("a miscased metadata carries no prefixed annotation", func(t *testing.T) {
+		if HasPrefixedAnnotation([]byte(`{"Metadata":{"annotations":{"dynamic-config.rs/inject":"true"}}}`)) {
+			t.Fatal("the lenient read took Metadata for metadata")
+		}
+	})
+	pod := `{"metadata":{"annotations":{"dynamic-config.rs/inject":"true"}},` +
+		`"spec":{"Volumes":[{"name":"v"}],"containers":[{"name":"app","command":["run"],"Args":["x"],"VolumeMounts":[]}]}}`
+	obj, err := Decode(podReq(pod), kindPod, []byte(pod))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := obj.PatchTarget()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := obj.Facts.GetContainers()[0]
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"a miscased args member is no args", !c.GetHasArgs() && len(c.GetArgs()) == 0 && !target.Containers[0].ArgsPresent},
+		{"a miscased volumes member is absent", len(obj.Facts.GetVolumeNames()) == 0 && !target.VolumesPresent},
+		{"a miscased volumeMounts member is absent", !target.Containers[0].VolumeMountsPresent},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !tt.ok {
+				t.Fatalf("facts %v, target %+v", obj.Facts, target)
+			}
+		})
+	}
+}

@@ -75,7 +75,7 @@ func HasPrefixedAnnotation(raw []byte) bool {
 			Annotations map[string]json.RawMessage `json:"annotations"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(raw, &lenient); err != nil {
+	if err := unmarshal(raw, &lenient); err != nil {
 		return false
 	}
 	for k := range lenient.Metadata.Annotations {

@@ -116,9 +116,16 @@ type failure struct {
 	detail string
 }
 
-// decide calls the decider with the deadline min(timeout, request context).
+// decide calls the decider with the deadline min(timeout, request context)
+// (spec 07 §2.1).
 func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*deciderv1.Decision, *failure) {
-	ctx, cancel := context.WithTimeout(ctx, a.h.timeout)
+	limit := a.h.timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline); left < limit {
+			limit = max(left, 0)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	t0 := time.Now()
 	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: a.facts})
@@ -128,7 +135,9 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	if err != nil {
 		detail := status.Convert(err).Message()
 		if code == codes.DeadlineExceeded {
-			detail = "no answer within " + a.h.timeout.String()
+			// The bound that applied: --decider-timeout, or what was left of
+			// the HTTP request when that was sooner (04 §5).
+			detail = "no answer within " + limit.Round(time.Millisecond).String()
 		}
 		return nil, &failure{code: code.String(), detail: detail}
 	}

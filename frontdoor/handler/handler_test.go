@@ -336,7 +336,8 @@ func TestFailureRules(t *testing.T) {
 		onValidate string
 		path       string
 		req        review.Request
-		want       string // exact answer; "*" stands for the gRPC detail of an unreachable decider
+		timeout    time.Duration // --decider-timeout; 0 = 10s, ample on a loaded machine
+		want       string        // exact answer; "*" stands for the gRPC detail of an unreachable decider
 	}{
 		{
 			name: "an unreachable decider denies with 503 on /mutate", decider: unreachable, path: PathMutate, req: podRequest("u", example1Pod),
@@ -351,7 +352,7 @@ func TestFailureRules(t *testing.T) {
 			want: `{"allowed":true,"uid":"u"}`,
 		},
 		{
-			name: "a slow decider is cut at the timeout", decider: slow, path: PathMutate, req: podRequest("u", example1Pod),
+			name: "a slow decider is cut at the timeout", decider: slow, timeout: 50 * time.Millisecond, path: PathMutate, req: podRequest("u", example1Pod),
 			want: `{"allowed":false,"status":{"code":503,"message":"dynamic-config.rs: the decider was unavailable (DeadlineExceeded: no answer within 50ms), so this pod could not be decided; this front door denies in that case (--on-decider-error=deny)","reason":"DynamicConfigDeciderUnavailable"},"uid":"u"}`,
 		},
 		{
@@ -393,7 +394,11 @@ func TestFailureRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := New(Config{Decider: tt.decider(t), Timeout: 50 * time.Millisecond, OnDeciderError: tt.onMutate, OnDeciderErrorValidate: tt.onValidate})
+			timeout := tt.timeout
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
+			h := New(Config{Decider: tt.decider(t), Timeout: timeout, OnDeciderError: tt.onMutate, OnDeciderErrorValidate: tt.onValidate})
 			_, body := answer(t, h, tt.path, requestReview(t, tt.req))
 			want := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":` + tt.want + `}`
 			if !matchStar(body, want) {
@@ -575,5 +580,87 @@ dynamic_config_validations_total{outcome="skipped"} 0
 	}
 	if n, err := testutil.GatherAndCount(reg, "dynamic_config_decider_rpc_duration_seconds"); err != nil || n != 2 {
 		t.Fatalf("rpc duration series %d (OK and Unavailable expected), %v", n, err)
+	}
+}
+
+func TestTheRequestDeadlineBoundsTheDecideCall(t *testing.T) {
+	client, _ := serveDecider(t, &fakeDecider{decide: func(ctx context.Context, _ *deciderv1.DecisionRequest) (*deciderv1.DecisionResponse, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	h := New(Config{Decider: client, Timeout: time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	r := httptest.NewRequest(http.MethodPost, PathMutate, bytes.NewReader(requestReview(t, podRequest("u", example1Pod)))).WithContext(ctx)
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(w, r)
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Fatalf("the call ran %v: the request's deadline did not bound it", elapsed)
+	}
+	resp, err := review.DecodeAnswer(w.Body.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The detail names the bound that applied (what was left of the request,
+	// about 200ms), not the one-minute --decider-timeout.
+	const prefix = "dynamic-config.rs: the decider was unavailable (DeadlineExceeded: no answer within "
+	if resp.Allowed || resp.Status == nil || !strings.HasPrefix(resp.Status.Message, prefix) {
+		t.Fatalf("answer %s", w.Body.String())
+	}
+	bound, _, _ := strings.Cut(strings.TrimPrefix(resp.Status.Message, prefix), ")")
+	if d, err := time.ParseDuration(bound); err != nil || d <= 0 || d > 200*time.Millisecond {
+		t.Fatalf("the detail names %q, not the bound that applied (at most 200ms): %s", bound, resp.Status.Message)
+	}
+}
+
+func TestABodyOfUnknownLengthIsCutAtTheLimit(t *testing.T) {
+	const limit = 160
+	h := New(Config{Decider: nil, MaxRequestBytes: limit})
+	for _, tt := range []struct {
+		name string
+		size int
+		code int
+	}{
+		{"a streamed body one byte above the limit is refused with 413", limit + 1, http.StatusRequestEntityTooLarge},
+		{"a streamed body exactly at the limit is read", limit, http.StatusBadRequest}, // read, then not a review
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := strings.Repeat(" ", tt.size-2) + "{}"
+			r := httptest.NewRequest(http.MethodPost, PathMutate, strings.NewReader(body))
+			r.ContentLength = -1 // as with chunked transfer encoding
+			r.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.code {
+				t.Fatalf("HTTP %d %q, want %d", w.Code, w.Body.String(), tt.code)
+			}
+			if tt.code == http.StatusRequestEntityTooLarge && w.Body.String() != "request body too large" {
+				t.Fatalf("body %q", w.Body.String())
+			}
+		})
+	}
+}
+
+func TestADeciderErrorIsLoggedAtWarnWithItsCodeAndRedactedDetail(t *testing.T) {
+	client, _ := serveDecider(t, &fakeDecider{decide: func(context.Context, *deciderv1.DecisionRequest) (*deciderv1.DecisionResponse, error) {
+		return nil, status.Error(codes.Unauthenticated, "token rejected by https://admin:s3cret@decider:9090")
+	}})
+	var logs bytes.Buffer
+	h := New(Config{Decider: client, Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	answer(t, h, PathMutate, requestReview(t, podRequest("u", example1Pod)))
+	var line map[string]any
+	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+		t.Fatalf("log %q: %v", logs.String(), err)
+	}
+	if line["msg"] != "admission" || line["level"] != "WARN" || line["grpc_code"] != "Unauthenticated" ||
+		line["detail"] != "token rejected by https://…@decider:9090" || line["outcome"] != "decider_error_denied" {
+		t.Fatalf("log line %v", line)
+	}
+	for _, leak := range []string{"s3cret", "consul:8500", "the decider was unavailable"} {
+		if strings.Contains(logs.String(), leak) {
+			t.Fatalf("the log carries %q (a secret, a value or the message): %s", leak, logs.String())
+		}
 	}
 }

@@ -5,12 +5,12 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -100,7 +100,7 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	if !pod.AnnotationsPresent {
 		b.add(pathAnnotations, map[string]any{})
 	}
-	b.add(pathAnnotations+"/"+escape(sa.GetKey()), sa.GetValue())
+	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), sa.GetValue()) // RFC 6901
 
 	// 2. Volumes.
 	for i, v := range plan.GetVolumes() {
@@ -181,13 +181,11 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		}
 	}
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(b.ops); err != nil {
+	raw, err := review.Marshal(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
+	if err != nil {
 		return nil, unfit("encode the patch: %v", err)
 	}
-	return &Patch{Ops: b.ops, JSON: bytes.TrimSuffix(buf.Bytes(), []byte("\n"))}, nil
+	return &Patch{Ops: b.ops, JSON: raw}, nil
 }
 
 type builder struct {
@@ -233,23 +231,6 @@ func (b *builder) container(i int32, name, what string) (*Container, error) {
 
 func containerPath(i int32) string {
 	return pathContainers + "/" + strconv.Itoa(int(i))
-}
-
-// escape makes a member name a JSON Pointer reference token (RFC 6901):
-// "~" → "~0", then "/" → "~1".
-func escape(s string) string {
-	var out []byte
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '~':
-			out = append(out, '~', '0')
-		case '/':
-			out = append(out, '~', '1')
-		default:
-			out = append(out, s[i])
-		}
-	}
-	return string(out)
 }
 
 func stringList(ss []string) []any {
