@@ -67,13 +67,14 @@ check-generate: generate ## fail when gen/ differs from what proto/ generates
 # --- lint ------------------------------------------------------------------
 
 .PHONY: lint
-lint: $(BUF) ## buf lint, buf format, gofmt, go vet
+lint: $(BUF) ## buf lint, buf format, gofmt, go vet (the root module and test/e2e)
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	@files="$$(git ls-files --cached --others --exclude-standard -- '*.go')"; \
 		bad="$$(gofmt -l $$files)"; \
 		if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
+	cd test/e2e && $(GO) vet ./...
 
 # --- test ------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ e2e: e2e-tools chart-render ## end-to-end scenarios through a real kube-apiserve
 	$(if $(strip $(E2E_WORK_DIR)),,$(error E2E_WORK_DIR is empty))
 	@set -e; start=$$(date +%s); \
 	rm -rf "$(E2E_WORK_DIR)/run"; mkdir -p "$(E2E_WORK_DIR)/bin"; \
-	go build -o "$(E2E_WORK_DIR)/bin/dynamic-config" ./cmd/dynamic-config; \
+	$(GO) build -o "$(E2E_WORK_DIR)/bin/dynamic-config" ./cmd/dynamic-config; \
 	echo "e2e: dynamic-config built ($$(( $$(date +%s) - start ))s)"; \
 	cd test/e2e; \
 	export E2E_KUBE_APISERVER="$(E2E_TOOLS_DIR)/kube-apiserver" \
@@ -41,6 +41,6 @@ e2e: e2e-tools chart-render ## end-to-end scenarios through a real kube-apiserve
 	       E2E_KUBECTL="$(E2E_KUBECTL)" \
 	       E2E_CHART_RENDER_DIR="$(CHART_RENDER_DIR)" \
 	       E2E_WORK_DIR="$(E2E_WORK_DIR)/run"; \
-	status=0; go test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_RUN)' . || status=$$?; \
+	status=0; $(GO) test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_RUN)' . || status=$$?; \
 	echo "e2e: finished in $$(( $$(date +%s) - start ))s (logs: $(E2E_WORK_DIR)/run)"; \
 	exit $$status

@@ -93,7 +93,8 @@ decision="$("$GRPCURL" -plaintext -d @ "$addr" dynamicconfig.decider.v1.DeciderS
 JSON
 )" || fail "Decide failed"
 grep -q '"decision"' <<<"$decision" || fail "Decide did not return a DecisionResponse: $decision"
-grep -q '"outcome": "OUTCOME_' <<<"$decision" || fail "the DecisionResponse has no outcome: $decision"
+grep -q '"outcome": "OUTCOME_INJECT"' <<<"$decision" || fail "example 1 of 03 §7 is not OUTCOME_INJECT under the empty installation: $decision"
+grep -q '"name": "dynamic-config-agent"' <<<"$decision" || fail "the plan has no dynamic-config-agent container: $decision"
 grep -q '"installationRevision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"' <<<"$decision" ||
 	fail "the DecisionResponse does not carry the empty installation's revision: $decision"
 

@@ -76,6 +76,11 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
+	if !allPositive(stderr, "decider",
+		durationFlag("reload-interval", f.reloadInterval),
+		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
 	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
 		fmt.Fprintf(stderr, "decider: --max-recv-bytes is %d: between 1 and 2147483647\n", f.maxRecvBytes)
 		return exitUsage
@@ -115,6 +120,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// The metrics listener outlives the gRPC drain, so /readyz answers 503
+	// while the decider drains (07 §1.1) instead of refusing connections.
+	opsCtx, stopOps := context.WithCancel(context.Background())
+	defer stopOps()
 	var metricsErr <-chan error
 	if f.metricsAddr != "" {
 		lis, err := net.Listen("tcp", f.metricsAddr)
@@ -123,14 +132,14 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
 			return exitUsage
 		}
-		metricsErr = serveHTTP(ctx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
+		metricsErr = serveHTTP(opsCtx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
 		logger.Info("metrics listening", "addr", lis.Addr().String())
 	}
 
 	select {
 	case <-ctx.Done():
-	case err := <-d.errc:
-		logger.Error("decider stopped", "error", fmt.Sprint(err))
+	case <-d.done:
+		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
 		return exitRefused
 	case err := <-metricsErr:
 		logger.Error("metrics listener stopped", "error", err.Error())
@@ -139,6 +148,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	logger.Info("shutting down", "grace", f.shutdownGrace.String())
 	d.shutdown(f.shutdownGrace)
+	stopOps()
 	if metricsErr != nil {
 		<-metricsErr
 	}
@@ -199,7 +209,8 @@ type runningDecider struct {
 	server  *server.Server
 	metrics *metrics.Decider
 	addr    net.Addr
-	errc    <-chan error // the gRPC server's run-time failure
+	done    chan struct{} // closed once the gRPC server stopped serving
+	err     error         // the server's run-time failure; read after done
 }
 
 // startDecider loads and validates the installation (an invalid one is an
@@ -226,8 +237,11 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(lis) }()
+	d := &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
+	go func() {
+		d.err = srv.Serve(lis)
+		close(d.done)
+	}()
 	mode := "plaintext"
 	if cfg.TLS != nil {
 		mode = "tls"
@@ -237,13 +251,15 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode,
 		"token", cfg.TokenFile != "", "reflection", cfg.Reflection, "revision", inst.Revision)
-	return &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), errc: errc}, nil
+	return d, nil
 }
 
 // shutdown stops the decider: health NOT_SERVING, drain up to grace, stop.
+// It returns once the server stopped, and may be called again (or after the
+// server failed on its own).
 func (d *runningDecider) shutdown(grace time.Duration) {
 	d.server.Shutdown(grace)
-	<-d.errc
+	<-d.done
 }
 
 // serveHTTP serves h on lis until ctx ends, then drains for up to grace.

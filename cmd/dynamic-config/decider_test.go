@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +44,10 @@ func TestDeciderStartRefusals(t *testing.T) {
 			"decider: no TLS pair at --tls-cert/--tls-key and --plaintext not set"},
 		{"--tls-client-ca needs TLS", []string{"--plaintext", "--tls-client-ca", "ca.crt"},
 			"decider: --tls-client-ca needs --tls-cert/--tls-key; it cannot be used with --plaintext"},
+		{"a zero reload interval is refused, naming the flag", []string{"--plaintext", "--reload-interval", "0s"},
+			"decider: --reload-interval is 0s: it must be positive"},
+		{"a negative shutdown grace is refused, naming the flag", []string{"--plaintext", "--shutdown-grace", "-1s"},
+			"decider: --shutdown-grace is -1s: it must be positive"},
 		{"half a TLS pair is refused", []string{"--tls-cert", "tls.crt"},
 			"decider: --tls-cert and --tls-key go together"},
 		{"an invalid installation stops the decider with every problem", []string{"--plaintext", "--installation", bad, "--addr", "127.0.0.1:0", "--metrics-addr", ""},
@@ -60,27 +66,6 @@ func TestDeciderStartRefusals(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr.String(), c.want)
 			}
 		})
-	}
-}
-
-func TestDeciderStopsGracefully(t *testing.T) {
-	withFoundationEnv(t, nil)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	var stderr bytes.Buffer
-	go func() {
-		done <- deciderMain(ctx, []string{"--plaintext", "--installation", foundationEmptyFile(t),
-			"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--log-level", "error"}, &stderr)
-	}()
-	time.Sleep(200 * time.Millisecond)
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Errorf("exit %d after SIGTERM, want 0; stderr:\n%s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the decider did not stop")
 	}
 }
 
@@ -147,4 +132,113 @@ func TestDeciderOverLoopback(t *testing.T) {
 			t.Errorf("revision %q, loaded_at %v", resp.GetRevision(), resp.GetLoadedAt())
 		}
 	})
+}
+
+// freeLoopbackAddr returns a loopback address with a port free right now.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
+}
+
+// TestDeciderDrains pins a graceful stop (06 §7, 07 §1.1): health turns
+// NOT_SERVING at once, /readyz answers 503 "not ready" while the calls in
+// flight (here a health Watch stream) are drained, and the exit code is 0.
+func TestDeciderDrains(t *testing.T) {
+	withFoundationEnv(t, nil)
+	grpcAddr, metricsAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- deciderMain(ctx, []string{"--plaintext", "--installation", foundationEmptyFile(t),
+			"--addr", grpcAddr, "--metrics-addr", metricsAddr, "--shutdown-grace", "3s", "--log-level", "error"}, &stderr)
+	}()
+	readyz := func() (int, string, error) {
+		resp, err := http.Get("http://" + metricsAddr + "/readyz")
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), nil
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if code, _, err := readyz(); err == nil && code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz never answered 200; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	c, err := client.New(client.Config{Target: grpcAddr, Plaintext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	watchCtx, stopWatch := context.WithTimeout(t.Context(), 10*time.Second)
+	defer stopWatch()
+	watch, err := healthpb.NewHealthClient(c.Conn()).Watch(watchCtx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := watch.Recv(); err != nil || first.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("first health update %v, %v", first.GetStatus(), err)
+	}
+
+	cancel() // SIGTERM
+	t.Run("health turns NOT_SERVING when the graceful stop starts", func(t *testing.T) {
+		next, err := watch.Recv()
+		if err != nil || next.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+			t.Errorf("health update %v, %v; want NOT_SERVING", next.GetStatus(), err)
+		}
+	})
+	t.Run("readyz answers 503 not ready while the decider drains", func(t *testing.T) {
+		code, body, err := readyz()
+		if err != nil || code != http.StatusServiceUnavailable || body != "not ready" {
+			t.Errorf("/readyz = %d %q (%v); want 503 \"not ready\"", code, body, err)
+		}
+	})
+	stopWatch()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the decider did not stop")
+	}
+}
+
+func TestDeciderShutdownIsIdempotent(t *testing.T) {
+	d, err := startDecider(t.Context(), deciderSetup{
+		logger:       slog.New(slog.DiscardHandler),
+		registry:     prometheus.NewRegistry(),
+		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		addr:         "127.0.0.1:0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		d.shutdown(time.Second)
+		// serve stops a decider that already stopped on its own (deferred)
+		d.shutdown(time.Second)
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second shutdown of a stopped decider hangs")
+	}
 }

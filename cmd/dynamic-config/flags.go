@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -147,4 +148,30 @@ func parseArgs(f *flagSet, g *globalFlags, args []string, stderr io.Writer) (log
 		return nil, exitUsage, true
 	}
 	return l, exitOK, false
+}
+
+// positiveFlag is a numeric flag that must be above zero.
+type positiveFlag struct {
+	name, value string
+	positive    bool
+}
+
+func durationFlag(name string, d time.Duration) positiveFlag {
+	return positiveFlag{name, d.String(), d > 0}
+}
+
+func countFlag(name string, n int64) positiveFlag {
+	return positiveFlag{name, strconv.FormatInt(n, 10), n > 0}
+}
+
+// allPositive prints "<cmd>: --<flag> is <value>: it must be positive" for
+// the first flag that is not and reports whether all are.
+func allPositive(stderr io.Writer, cmd string, flags ...positiveFlag) bool {
+	for _, f := range flags {
+		if !f.positive {
+			fmt.Fprintf(stderr, "%s: --%s is %s: it must be positive\n", cmd, f.name, f.value)
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +107,110 @@ func TestFlagErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlagTablesMatchTheSpec pins every flag of the long-running subcommands
+// to spec 07 §1 and §1.1–1.3: its name, its environment variable ("" = none)
+// and its default, and that there is no other flag.
+func TestFlagTablesMatchTheSpec(t *testing.T) {
+	type row struct{ flag, variable, def string }
+	global := func(format string) []row {
+		return []row{
+			{"log-level", "DYNAMIC_CONFIG_LOG_LEVEL", "info"},
+			{"log-format", "DYNAMIC_CONFIG_LOG_FORMAT", format},
+		}
+	}
+	tables := []struct {
+		name     string
+		register func(*flagSet)
+		rows     []row
+	}{
+		{"decider", func(fs *flagSet) { new(deciderFlags).register(fs) }, append(global("json"),
+			row{"addr", "DYNAMIC_CONFIG_DECIDER_ADDR", "0.0.0.0:9090"},
+			row{"metrics-addr", "DYNAMIC_CONFIG_DECIDER_METRICS_ADDR", "0.0.0.0:9092"},
+			row{"installation", "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE", "/etc/dynamic-config/installation.yaml"},
+			row{"tls-cert", "DYNAMIC_CONFIG_DECIDER_TLS_CERT", ""},
+			row{"tls-key", "DYNAMIC_CONFIG_DECIDER_TLS_KEY", ""},
+			row{"tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", ""},
+			row{"plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", "false"},
+			row{"auth-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", ""},
+			row{"reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", "true"},
+			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
+			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "8388608"},
+			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
+		)},
+		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
+			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
+			row{"metrics-addr", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR", ""},
+			row{"tls-cert", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT", "/tls/tls.crt"},
+			row{"tls-key", "DYNAMIC_CONFIG_WEBHOOK_TLS_KEY", "/tls/tls.key"},
+			row{"plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", "false"},
+			row{"decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", ""},
+			row{"decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", "2s"},
+			row{"decider-ca", "DYNAMIC_CONFIG_DECIDER_CA", ""},
+			row{"decider-client-cert", "DYNAMIC_CONFIG_DECIDER_CLIENT_CERT", ""},
+			row{"decider-client-key", "DYNAMIC_CONFIG_DECIDER_CLIENT_KEY", ""},
+			row{"decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", ""},
+			row{"decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", "false"},
+			row{"decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", ""},
+			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
+			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+			row{"max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", "7340032"},
+			row{"cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", "10s"},
+			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
+		)},
+		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
+			row{"addr", "", "127.0.0.1:8080"},
+			row{"decider-addr", "", "127.0.0.1:9090"},
+			row{"metrics-addr", "", ""},
+			row{"installation", "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE", ""},
+			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
+			row{"tls-cert", "", ""},
+			row{"tls-key", "", ""},
+			row{"tls-generate", "", ""},
+			row{"addr-file", "", ""},
+			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
+			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+		)},
+	}
+	for _, table := range tables {
+		fs := newFlagSet(table.name, io.Discard)
+		table.register(fs)
+		variables := map[string]string{}
+		for _, b := range fs.env {
+			variables[b.flag] = b.variable
+		}
+		for _, r := range table.rows {
+			t.Run(table.name+" --"+r.flag+" reads "+orNone(r.variable)+" and defaults to "+orNone(r.def), func(t *testing.T) {
+				fl := fs.Lookup(r.flag)
+				if fl == nil {
+					t.Fatalf("%s has no --%s", table.name, r.flag)
+				}
+				if fl.DefValue != r.def {
+					t.Errorf("default %q, want %q", fl.DefValue, r.def)
+				}
+				if variables[r.flag] != r.variable {
+					t.Errorf("variable %q, want %q", variables[r.flag], r.variable)
+				}
+			})
+		}
+		t.Run(table.name+" has no flag beyond the spec's table", func(t *testing.T) {
+			known := map[string]bool{}
+			for _, r := range table.rows {
+				known[r.flag] = true
+			}
+			fs.VisitAll(func(fl *flag.Flag) {
+				if !known[fl.Name] {
+					t.Errorf("--%s is not in spec 07 §1", fl.Name)
+				}
+			})
+		})
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }

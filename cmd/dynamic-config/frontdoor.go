@@ -95,8 +95,11 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return exitUsage
 	}
-	if f.deciderTimeout <= 0 || f.maxRequestBytes <= 0 || f.certReloadInterval <= 0 || f.shutdownGrace <= 0 {
-		fmt.Fprintln(stderr, "frontdoor: --decider-timeout, --max-request-bytes, --cert-reload-interval and --shutdown-grace must be positive")
+	if !allPositive(stderr, "frontdoor",
+		durationFlag("decider-timeout", f.deciderTimeout),
+		countFlag("max-request-bytes", f.maxRequestBytes),
+		durationFlag("cert-reload-interval", f.certReloadInterval),
+		durationFlag("shutdown-grace", f.shutdownGrace)) {
 		return exitUsage
 	}
 

@@ -43,6 +43,17 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			want: "frontdoor: --on-decider-error-validate is \"Allow\": deny or allow\n",
 		},
 		{
+			name: "a zero decider timeout is refused, naming the flag",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--decider-timeout", "0s"},
+			want: "frontdoor: --decider-timeout is 0s: it must be positive\n",
+		},
+		{
+			name: "a negative request limit from the environment is refused, naming the flag",
+			args: []string{"--decider-target", "127.0.0.1:9090"},
+			env:  map[string]string{"DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES": "-1"},
+			want: "frontdoor: --max-request-bytes is -1: it must be positive\n",
+		},
+		{
 			name: "without a certificate and without plaintext the front door does not start",
 			args: []string{"--decider-target", "127.0.0.1:9090", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key"},
 			want: "frontdoor: no certificate at /nonexistent/tls.crt and /nonexistent/tls.key, and plaintext is off\n",

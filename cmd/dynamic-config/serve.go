@@ -94,6 +94,9 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
 	}
+	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
+		return exitUsage
+	}
 	certFile, keyFile, err := serveTLSFiles(f)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
@@ -202,8 +205,8 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			return exitOK
 		}
 		logger.Error("frontdoor stopped", "error", fmt.Sprint(err))
-	case err := <-d.errc:
-		logger.Error("decider stopped", "error", fmt.Sprint(err))
+	case <-d.done:
+		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
 	case err := <-metricsErr:
 		logger.Error("metrics listener stopped", "error", fmt.Sprint(err))
 	}

@@ -239,3 +239,44 @@ func TestServeGeneratesTLS(t *testing.T) {
 		}
 	})
 }
+
+func TestServeRefusesAZeroReloadInterval(t *testing.T) {
+	withFoundationEnv(t, map[string]string{"DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL": "0s"})
+	var stderr bytes.Buffer
+	if code := serveMain(t.Context(), nil, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if want := "serve: --reload-interval is 0s: it must be positive\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
+
+func TestServeLoopbackAddresses(t *testing.T) {
+	cases := []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1:8080", true},
+		{"127.1.2.3:0", true},
+		{"[::1]:9090", true},
+		{"localhost:8080", true},
+		{"LOCALHOST:8080", true},
+		{"0.0.0.0:8080", false},
+		{"[::]:8080", false},
+		{":8080", false},
+		{"10.0.0.1:9090", false},
+		{"localhost.example.com:8080", false},
+		{"127.0.0.1", false},
+	}
+	for _, c := range cases {
+		name := c.addr + " is refused"
+		if c.want {
+			name = c.addr + " is a loopback address"
+		}
+		t.Run(name, func(t *testing.T) {
+			if got := isLoopbackAddr(c.addr); got != c.want {
+				t.Errorf("isLoopbackAddr(%q) = %v, want %v", c.addr, got, c.want)
+			}
+		})
+	}
+}

@@ -23,16 +23,8 @@ var seedPods = []struct {
 			"dynamic-config.rs/key":      "myapp/config.json",
 			"dynamic-config.rs/path":     "/config/rendered.toml",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args:      []string{"--source", "consul", "--endpoint", "http://consul.infra.svc:8500", "--key", "myapp/config.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=64Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("64Mi", nil,
+			"--source", "consul", "--endpoint", "http://consul.infra.svc:8500", "--key", "myapp/config.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"),
 	},
 	{
 		store: "vault",
@@ -68,16 +60,8 @@ var seedPods = []struct {
 			"dynamic-config.rs/key":      "billing/prod",
 			"dynamic-config.rs/path":     "/config/rendered.json",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args:      []string{"--source", "config-server", "--endpoint", "http://config-server.infra.svc:8888", "--key", "billing/prod", "--out", "/config/rendered.json", "--file-mode", "0640", "--watch", "20"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=96Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("96Mi", nil,
+			"--source", "config-server", "--endpoint", "http://config-server.infra.svc:8888", "--key", "billing/prod", "--out", "/config/rendered.json", "--file-mode", "0640", "--watch", "20"),
 	},
 	{
 		store: "firestore",
@@ -88,16 +72,8 @@ var seedPods = []struct {
 			"dynamic-config.rs/key":      "config/billing",
 			"dynamic-config.rs/path":     "/config/rendered.json",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args:      []string{"--source", "firestore", "--endpoint", "acme-prod", "--key", "config/billing", "--out", "/config/rendered.json", "--file-mode", "0640", "--watch", "120"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=64Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("64Mi", nil,
+			"--source", "firestore", "--endpoint", "acme-prod", "--key", "config/billing", "--out", "/config/rendered.json", "--file-mode", "0640", "--watch", "120"),
 	},
 	{
 		store: "git",
@@ -131,17 +107,8 @@ var seedPods = []struct {
 			"dynamic-config.rs/key":             "myapp/config.json",
 			"dynamic-config.rs/path":            "/config/rendered.toml",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args:      []string{"--source", "redis", "--key", "myapp/config.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"},
-				env:       []string{"DYNAMIC_CONFIG_AGENT_ENDPOINT<-secret redis-cred/url"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=64Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("64Mi", []string{"DYNAMIC_CONFIG_AGENT_ENDPOINT<-secret redis-cred/url"},
+			"--source", "redis", "--key", "myapp/config.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"),
 	},
 	{
 		store: "etcd",
@@ -176,16 +143,8 @@ var seedPods = []struct {
 			"dynamic-config.rs/key":      "config/db.json",
 			"dynamic-config.rs/path":     "/config/rendered.toml",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args:      []string{"--source", "nats", "--endpoint", "nats://nats.infra.svc:4222", "--key", "config/db.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=64Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("64Mi", nil,
+			"--source", "nats", "--endpoint", "nats://nats.infra.svc:4222", "--key", "config/db.json", "--out", "/config/rendered.toml", "--file-mode", "0640", "--watch", "10"),
 	},
 	{
 		store: "s3",
@@ -198,19 +157,28 @@ var seedPods = []struct {
 			"dynamic-config.rs/aws-secret": "minio-cred",
 			"dynamic-config.rs/path":       "/config/rendered.toml",
 		},
-		want: wantInjection{
-			volumes:   []string{sharedVolume},
-			appMounts: []string{"dynamic-config@/config"},
-			agent: wantAgent{
-				args: []string{"--source", "s3", "--endpoint", "myapp-config", "--key", "prod/db.json", "--out", "/config/rendered.toml",
-					"--api-url", "http://minio.infra.svc:9000", "--file-mode", "0640", "--watch", "60"},
-				env:       []string{"AWS_ACCESS_KEY_ID<-secret minio-cred/AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY<-secret minio-cred/AWS_SECRET_ACCESS_KEY"},
-				mounts:    []string{"dynamic-config@/config"},
-				resources: "requests cpu=10m memory=32Mi; limits memory=128Mi",
-				security:  restrictedAs(65532, 65532),
-			},
-		},
+		want: plainInjection("128Mi", []string{"AWS_ACCESS_KEY_ID<-secret minio-cred/AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY<-secret minio-cred/AWS_SECRET_ACCESS_KEY"},
+			"--source", "s3", "--endpoint", "myapp-config", "--key", "prod/db.json", "--out", "/config/rendered.toml",
+			"--api-url", "http://minio.infra.svc:9000", "--file-mode", "0640", "--watch", "60"),
 	},
+}
+
+// plainInjection is the shape of a seed pod whose store needs no secret or
+// CA volume: the shared volume mounted at /config in the app and in one
+// agent with the fleet's requests, the store's memory limit, the default
+// non-root identity, env (nil = none) and args.
+func plainInjection(memoryLimit string, env []string, args ...string) wantInjection {
+	return wantInjection{
+		volumes:   []string{sharedVolume},
+		appMounts: []string{"dynamic-config@/config"},
+		agent: wantAgent{
+			args:      args,
+			env:       env,
+			mounts:    []string{"dynamic-config@/config"},
+			resources: "requests cpu=10m memory=32Mi; limits memory=" + memoryLimit,
+			security:  restrictedAs(65532, 65532),
+		},
+	}
 }
 
 func TestTheNineSeedPodsAreStoredWithTheirAgents(t *testing.T) {
