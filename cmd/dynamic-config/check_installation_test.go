@@ -141,3 +141,30 @@ func TestCheckInstallationTextShowsPolicyValuesAsSet(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+func TestCheckInstallationResolvesTheDefaultDocumentAsTheDeciderDoes(t *testing.T) {
+	withEnviron(t)
+	if _, err := os.Stat("/etc/dynamic-config/installation.yaml"); err == nil {
+		t.Skip("this machine has a default installation document; the test needs it absent")
+	}
+	code, out, errOut := checkInstallation(t, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var resp struct {
+		Revision        string `json:"revision"`
+		DocumentPath    string `json:"documentPath"`
+		DocumentPresent bool   `json:"documentPresent"`
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil {
+		t.Fatal(err)
+	}
+	// The decider reports the default path, absent, holding the empty installation.
+	if resp.DocumentPath != "/etc/dynamic-config/installation.yaml" || resp.DocumentPresent ||
+		resp.Revision != "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a" {
+		t.Errorf("got %+v", resp)
+	}
+	if _, out, _ := checkInstallation(t); !strings.Contains(out, "document: /etc/dynamic-config/installation.yaml (absent)\n") {
+		t.Errorf("text output:\n%s", out)
+	}
+}

@@ -28,7 +28,7 @@ type installationFlags struct {
 func (f *installationFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.installation, "installation", "",
 		"installation document (.yaml, .yml, .json or .toml); default: $"+installation.DefaultsFileVariable+
-			", else "+installation.DefaultDocumentPath+" if it exists, else none")
+			", else "+installation.DefaultDocumentPath+" (a missing default is the empty document)")
 	fs.StringVar(&f.values, "values", "", "chart values file, mapped as the chart maps it (instead of --installation)")
 	fs.BoolVar(&f.noEnv, "no-env", false, "ignore the process environment (DYNAMIC_CONFIG_* variables)")
 }
@@ -51,21 +51,17 @@ func (f *installationFlags) environ() []string {
 
 // options resolves the document as the decider does (spec 02 §1, 07 §1.4):
 // --installation, else DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE (not with
-// --no-env), else the default path when it exists, else none. serve's
-// embedded document is never used here.
+// --no-env), else the default path, which may be missing (the empty
+// document; shown as absent). serve's embedded document is never used here.
 func (f *installationFlags) options() installation.Options {
 	env := f.environ()
-	opts := installation.Options{Environ: env}
+	opts := installation.Options{Environ: env, DocumentPath: installation.DefaultDocumentPath}
 	located := strings.Trim(lookupEnv(env, installation.DefaultsFileVariable), " \t\n\r\v\f")
 	switch {
 	case f.installation != "":
 		opts.DocumentPath, opts.DocumentExplicit = f.installation, true
 	case located != "":
 		opts.DocumentPath, opts.DocumentExplicit = located, true
-	default:
-		if _, err := os.Stat(installation.DefaultDocumentPath); err == nil {
-			opts.DocumentPath = installation.DefaultDocumentPath
-		}
 	}
 	return opts
 }

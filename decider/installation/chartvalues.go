@@ -182,7 +182,9 @@ var quotedValues = []struct{ fleet, knob, example string }{
 func numberProblems(values *yaml.Node) []string {
 	isNumber := func(n *yaml.Node) bool {
 		n = resolve(n)
-		return n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
+		// "0o640" is a YAML 1.2 integer but a YAML 1.1 (Helm) string.
+		return n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") &&
+			!strings.HasPrefix(strings.TrimLeft(n.Value, "+-"), "0o")
 	}
 	var out []string
 	defaults := lookupPath(values, "agent", "defaults")

@@ -229,6 +229,15 @@ func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
 			assertLines(t, p.Lines, tt.want)
 		})
 	}
+	t.Run("an unquoted 0o640, a string to Helm, is accepted", func(t *testing.T) {
+		inst, err := loadValuesText(t, "agent:\n  defaults:\n    fileMode: 0o640\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := inst.Fleet["file-mode"]; v.Text != "0o640" {
+			t.Errorf("file-mode %+v", v)
+		}
+	})
 	t.Run("the same values quoted are accepted", func(t *testing.T) {
 		if _, err := loadValuesText(t, "agent:\n  defaults:\n    fileMode: \"0640\"\n    watchSeconds: \"30\"\n    perStore:\n      vault: {file-mode: \"0400\"}\n"); err != nil {
 			t.Fatal(err)

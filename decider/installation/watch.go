@@ -34,6 +34,9 @@ const settle = 100 * time.Millisecond
 //     every problem is logged at ERROR, obs.ReloadRejected, and the attempt
 //     is recorded in store (GetInstallation.last_reload).
 //
+// Every attempt is recorded in store last, so a reader that sees it in
+// GetInstallation also sees its swap, its metrics and its log line.
+//
 // A document deleted after start is a reload error unless the default path
 // was already absent when Watch started. When it starts, Watch reports the
 // installation already in force with obs.InForce and, like after every swap,

@@ -111,7 +111,8 @@ func TestReloadSwapsAValidEdit(t *testing.T) {
 	store, rec, logs := watching(t, path, 20*time.Millisecond)
 	old := store.Current().Revision
 	write(t, path, "watchSeconds: \"10\"\n")
-	eventually(t, "the new revision", func() bool { return store.Current().Revision != old })
+	// The attempt is recorded last, after the swap, the metric and the log.
+	eventually(t, "the recorded reload", func() bool { lr := store.LastReload(); return lr != nil && lr.OK })
 	if got := store.Current().Fleet["watch-seconds"].Text; got != "10" {
 		t.Errorf("watch-seconds %q", got)
 	}
@@ -130,7 +131,10 @@ func TestReloadKeepsTheLastGoodOneOnABrokenEdit(t *testing.T) {
 	store, rec, logs := watching(t, path, 20*time.Millisecond)
 	good := store.Current()
 	write(t, path, "watchSeconds: soon\nfileMode: abc\n")
-	eventually(t, "the rejection", func() bool { _, rej, _ := rec.counts(); return rej == 1 })
+	eventually(t, "the rejection", func() bool { lr := store.LastReload(); return lr != nil && !lr.OK })
+	if _, rej, _ := rec.counts(); rej != 1 {
+		t.Errorf("rejected %d", rej)
+	}
 	if store.Current() != good {
 		t.Error("the broken edit was swapped in")
 	}
@@ -147,8 +151,8 @@ func TestReloadKeepsTheLastGoodOneOnABrokenEdit(t *testing.T) {
 	}
 	t.Run("fixing the edit back to the good content is unchanged", func(t *testing.T) {
 		write(t, path, "watchSeconds: \"30\"   # back\n")
-		eventually(t, "the unchanged result", func() bool { _, _, same := rec.counts(); return same == 1 })
-		if store.Current() != good || !store.LastReload().OK {
+		eventually(t, "the unchanged result", func() bool { return store.LastReload().OK })
+		if _, _, same := rec.counts(); same != 1 || store.Current() != good {
 			t.Errorf("store %+v", store.LastReload())
 		}
 	})
@@ -161,8 +165,8 @@ func TestReloadTreatsADeletedDocumentAsAnError(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the rejection", func() bool { _, rej, _ := rec.counts(); return rej == 1 })
-	if store.Current() != good {
+	eventually(t, "the rejection", func() bool { lr := store.LastReload(); return lr != nil && !lr.OK })
+	if _, rej, _ := rec.counts(); rej != 1 || store.Current() != good {
 		t.Error("a deleted document opened the gates")
 	}
 	if lr := store.LastReload(); lr == nil || len(lr.Problems) != 1 || lr.Problems[0] != path+": the installation document does not exist" {
@@ -234,6 +238,10 @@ func TestReloadUnderConcurrentReadersNeverShowsAMix(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
+	eventually(t, "the last reload recorded", func() bool {
+		lr := store.LastReload()
+		return lr != nil && lr.AttemptedRevision == store.Current().Revision
+	})
 	if ok, _, _ := rec.counts(); ok != 5 || seen.Load() == 0 {
 		t.Errorf("reloads %d, reads %d", ok, seen.Load())
 	}
