@@ -2,6 +2,7 @@ package installation
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,48 +124,37 @@ func FormatGate(groups []GateGroup) string {
 // Applies reports whether the group applies to a pod in namespace ns.
 func (g GateGroup) Applies(ns string) bool { return g.Namespace == "*" || g.Namespace == ns }
 
-// nameMatches reports whether entry (an exact name, "*" or "stem*") matches name.
-func nameMatches(entry, name string) bool {
-	if entry == "*" || entry == name {
-		return true
-	}
-	if stem, ok := strings.CutSuffix(entry, "*"); ok {
-		return strings.HasPrefix(name, stem)
-	}
-	return false
-}
-
 // Matches reports whether name matches an entry of a group applying to ns.
-func (g Gate) Matches(ns, name string) bool {
-	for _, grp := range g.Groups {
-		if !grp.Applies(ns) {
-			continue
-		}
-		for _, e := range grp.Names {
-			if nameMatches(e, name) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (g Gate) Matches(ns, name string) bool { return NameListed(g.Listing(ns), name) }
 
 // Listing is the refusal listing of spec 02 §5.1: the names of the groups
-// applying to ns, in declaration order, first occurrence kept, joined ", ".
-// Groups of other namespaces are never listed. "" when nothing applies.
-func (g Gate) Listing(ns string) string {
+// applying to ns, in declaration order, first occurrence kept. Groups of
+// other namespaces are never listed; nil when nothing applies.
+func (g Gate) Listing(ns string) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, grp := range g.Groups {
 		if !grp.Applies(ns) {
 			continue
 		}
 		for _, e := range grp.Names {
-			if !seen[e] {
-				seen[e] = true
+			if !slices.Contains(out, e) {
 				out = append(out, e)
 			}
 		}
 	}
-	return strings.Join(out, ", ")
+	return out
+}
+
+// NameListed reports whether name matches an entry of a listing: the entry
+// is "*", equals name, or is "stem*" and name starts with stem.
+func NameListed(listing []string, name string) bool {
+	for _, e := range listing {
+		if e == "*" || e == name {
+			return true
+		}
+		if stem, ok := strings.CutSuffix(e, "*"); ok && strings.HasPrefix(name, stem) {
+			return true
+		}
+	}
+	return false
 }

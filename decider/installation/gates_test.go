@@ -2,6 +2,7 @@ package installation
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -136,12 +137,12 @@ func TestGateMatchingAndListing(t *testing.T) {
 		})
 	}
 	t.Run("the listing keeps declaration order and the first occurrence", func(t *testing.T) {
-		if got := g.Listing("payments"); got != "HTTPS_PROXY, AWS_*, RUST_LOG, NO_PROXY" {
+		if got := strings.Join(g.Listing("payments"), ", "); got != "HTTPS_PROXY, AWS_*, RUST_LOG, NO_PROXY" {
 			t.Errorf("got %q", got)
 		}
 	})
 	t.Run("the listing never names another namespace's entries", func(t *testing.T) {
-		if got := g.Listing("default"); got != "RUST_LOG" {
+		if got := strings.Join(g.Listing("default"), ", "); got != "RUST_LOG" {
 			t.Errorf("got %q", got)
 		}
 	})

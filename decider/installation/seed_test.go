@@ -1,6 +1,7 @@
 package installation
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -182,7 +183,7 @@ func TestWorkedExampleBTheMinimalPod(t *testing.T) {
 
 func TestSeedGatesAndFleetEnvironment(t *testing.T) {
 	allow := loadValues(t, "seed000-agent-env-allow.values.yaml")
-	if got := allow.AgentEnvAllow.Listing("default"); got != "RUST_LOG" {
+	if got := strings.Join(allow.AgentEnvAllow.Listing("default"), ", "); got != "RUST_LOG" {
 		t.Errorf("default listing %q", got)
 	}
 	if !allow.AgentEnvAllow.Matches("payments", "AWS_REGION") || allow.AgentEnvAllow.Matches("default", "HTTPS_PROXY") {
@@ -193,10 +194,10 @@ func TestSeedGatesAndFleetEnvironment(t *testing.T) {
 		t.Errorf("agent env %+v", fleet.AgentEnv)
 	}
 	gates := loadValues(t, "seed000-source-gates.values.yaml")
-	if got := gates.SourceAllow.Listing("payments"); got != "vault, s3, consul" {
+	if got := strings.Join(gates.SourceAllow.Listing("payments"), ", "); got != "vault, s3, consul" {
 		t.Errorf("payments listing %q", got)
 	}
-	if got := gates.SourceAllow.Listing("team-a"); got != "consul" {
+	if got := strings.Join(gates.SourceAllow.Listing("team-a"), ", "); got != "consul" {
 		t.Errorf("team-a listing %q", got)
 	}
 	if !gates.SourceDeny.Matches("sandbox", "git") {

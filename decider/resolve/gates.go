@@ -1,7 +1,6 @@
 package resolve
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
@@ -14,37 +13,6 @@ const (
 	GateSourceAllow   = "sourceAllow"
 	GateAgentEnvAllow = "agentEnvAllow"
 )
-
-// listing is the refusal listing of spec 02 §5.1: the names of the groups
-// applying to ns, in declaration order, first occurrence kept. Groups of
-// other namespaces are never listed.
-func listing(g *installation.Gate, ns string) []string {
-	var out []string
-	for _, grp := range g.Groups {
-		if grp.Namespace != "*" && grp.Namespace != ns {
-			continue
-		}
-		for _, name := range grp.Names {
-			if !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
-}
-
-// matches reports whether name matches an entry of the listing.
-func matches(list []string, name string) bool {
-	for _, e := range list {
-		if e == "*" || e == name {
-			return true
-		}
-		if stem, ok := strings.CutSuffix(e, "*"); ok && strings.HasPrefix(name, stem) {
-			return true
-		}
-	}
-	return false
-}
 
 // sourceSubject is the {S} of the source gate templates (spec 04 §4.2).
 func sourceSubject(r *render) string {
@@ -67,8 +35,8 @@ func sourceGates(s *state) *decision.Refusal {
 		if r.vals[iSource].tier == decision.TierAnnotation {
 			k = r.ann[iSource].key
 		}
-		deny := listing(&s.inst.SourceDeny, ns)
-		denied := matches(deny, r.source)
+		deny := s.inst.SourceDeny.Listing(ns)
+		denied := installation.NameListed(deny, r.source)
 		s.gates = append(s.gates, decision.GateRuling{Gate: GateSourceDeny, Subject: r.source, Render: r.name,
 			Passed: !denied, Namespace: ns, Listing: deny})
 		if denied {
@@ -80,8 +48,8 @@ func sourceGates(s *state) *decision.Refusal {
 				Passed: true, Namespace: ns})
 			continue
 		}
-		allow := listing(&s.inst.SourceAllow, ns)
-		allowed := matches(allow, r.source)
+		allow := s.inst.SourceAllow.Listing(ns)
+		allowed := installation.NameListed(allow, r.source)
 		s.gates = append(s.gates, decision.GateRuling{Gate: GateSourceAllow, Subject: r.source, Render: r.name,
 			Passed: allowed, Namespace: ns, Listing: allow})
 		if allowed {
@@ -104,10 +72,10 @@ func agentEnvGates(s *state) *decision.Refusal {
 		return nil
 	}
 	ns := s.f.Namespace
-	allow := listing(&s.inst.AgentEnvAllow, ns)
+	allow := s.inst.AgentEnvAllow.Listing(ns)
 	k := s.def.ann[iAgentEnv].key
 	for _, e := range s.agentEnv {
-		ok := matches(allow, e.Name)
+		ok := installation.NameListed(allow, e.Name)
 		s.gates = append(s.gates, decision.GateRuling{Gate: GateAgentEnvAllow, Subject: e.Name, Passed: ok,
 			Namespace: ns, Listing: allow})
 		if ok {
