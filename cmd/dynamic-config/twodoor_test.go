@@ -10,6 +10,20 @@ package main
 // door is sent another uid, which must be echoed). Every injected pod is
 // admitted again and must be skipped with zero ops. A file in the corpus
 // that no case uses fails the test; UPDATE_GOLDEN=1 rewrites review.json.
+//
+// A case may also hold an optional file `environment`: the installation's
+// environment variables (spec 02 §2), one `NAME=value` a line; blank lines
+// and lines starting with `#` are ignored, and the value is everything after
+// the first `=`, kept verbatim (the loader trims it, 02 §3 rule 1). It is the
+// only way to reach the env-only settings (02 §2.2–2.3: agent-image allow
+// list, events, tls-skip-verify, agent image, pull secret). Both doors read
+// the installation with exactly these variables and nothing of the real
+// process environment: the offline door runs inject without --no-env while
+// processEnviron (installation_flags.go) answers the case's list — the
+// process environment itself is never touched — and the cluster door's
+// decider loads with installation.Options.Environ set to the same list.
+// Without the file both doors use no environment at all (--no-env, nil).
+// The subtests are not parallel, since processEnviron is package state.
 
 import (
 	"bytes"
@@ -19,8 +33,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -34,6 +50,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
@@ -42,14 +59,19 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
 const casesDir = "testdata/cases"
 
-// caseFiles are the files of one case; nothing else may sit in a case.
-var caseFiles = []string{"installation.yaml", "namespace", "pod.yaml", "review.json"}
+// caseFiles are the files every case holds; optionalCaseFiles those it may
+// hold; nothing else may sit in a case.
+var (
+	caseFiles         = []string{"installation.yaml", "namespace", "pod.yaml", "review.json"}
+	optionalCaseFiles = []string{"environment"}
+)
 
 // canonical are the patches of spec 03 §7, by case: compact bytes and SHA-256.
 var canonical = map[string]struct {
@@ -87,8 +109,9 @@ func discoverCases(t *testing.T) []goldenCase {
 		}
 		have := map[string]bool{}
 		for _, f := range files {
-			if !slices.Contains(caseFiles, f.Name()) || f.IsDir() {
-				t.Errorf("unused golden file %s: a case holds only %s", c.path(f.Name()), strings.Join(caseFiles, ", "))
+			if !(slices.Contains(caseFiles, f.Name()) || slices.Contains(optionalCaseFiles, f.Name())) || f.IsDir() {
+				t.Errorf("unused golden file %s: a case holds only %s and optionally %s", c.path(f.Name()),
+					strings.Join(caseFiles, ", "), strings.Join(optionalCaseFiles, ", "))
 			}
 			have[f.Name()] = true
 		}
@@ -112,61 +135,72 @@ func discoverCases(t *testing.T) []goldenCase {
 
 // clusterDoor is the in-cluster path on loopback: the decider (decider/server
 // around decider/service) on TCP gRPC, and the front door's HTTPS server
-// dialing it with frontdoor/client.
+// dialing it with frontdoor/client — with the production logger (to
+// io.Discard) and metrics, so benchmarks measure what a cluster runs.
 type clusterDoor struct {
 	store  *installation.Store
 	url    string
 	client *http.Client
 }
 
-func startClusterDoor(t *testing.T) *clusterDoor {
-	t.Helper()
-	store := installation.NewStore(installation.Empty())
-	dsrv, err := server.New(server.Config{}, store, service.New(store, nil, nil))
+func startClusterDoor(tb testing.TB) *clusterDoor {
+	tb.Helper()
+	logger, err := newLogger(io.Discard, "info", "json")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
+	}
+	store := installation.NewStore(installation.Empty())
+	dm := dmetrics.NewDecider(prometheus.NewRegistry())
+	dsrv, err := server.New(server.Config{Logger: logger, Metrics: dm}, store, service.New(store, logger, dm))
+	if err != nil {
+		tb.Fatal(err)
 	}
 	dlis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	go dsrv.Serve(dlis)
-	t.Cleanup(func() { dsrv.Shutdown(time.Second) })
+	tb.Cleanup(func() { dsrv.Shutdown(time.Second) })
 
 	dc, err := client.New(client.Config{Target: dlis.Addr().String(), Plaintext: true})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { dc.Close() })
+	tb.Cleanup(func() { dc.Close() })
 
-	bundle, err := certstest.Write(t.TempDir(), "tls", time.Hour)
+	bundle, err := certstest.Write(tb.TempDir(), "tls", time.Hour)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	pair := certs.New(bundle.CertFile, bundle.KeyFile, nil, nil)
 	if err := pair.Load(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	reg := prometheus.NewRegistry()
 	hs := httpserver.New(httpserver.Config{
-		Admission: handler.New(handler.Config{Decider: dc}),
+		Admission: handler.New(handler.Config{Decider: dc, Logger: logger, Metrics: fmetrics.NewFrontdoor(reg)}),
 		Certs:     pair,
-		Gatherer:  prometheus.NewRegistry(),
+		Gatherer:  reg,
+		Logger:    logger,
 	})
 	hlis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { hs.Serve(ctx, hlis); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	tb.Cleanup(func() { cancel(); <-done })
 
+	transport := &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: bundle.Pool(), MinVersion: tls.VersionTLS12},
+		MaxIdleConnsPerHost: 64,
+	}
+	tb.Cleanup(transport.CloseIdleConnections)
 	return &clusterDoor{
-		store: store,
-		url:   "https://" + hlis.Addr().String(),
-		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: bundle.Pool(), MinVersion: tls.VersionTLS12},
-		}},
+		store:  store,
+		url:    "https://" + hlis.Addr().String(),
+		client: &http.Client{Timeout: 10 * time.Second, Transport: transport},
 	}
 }
 
@@ -191,11 +225,38 @@ func (d *clusterDoor) door(path string, body []byte) (*review.Response, *decider
 	return answer, nil, err
 }
 
+// caseEnviron reads a case's optional environment file: nil (no
+// environment, as --no-env) when the case has none.
+func caseEnviron(t *testing.T, c goldenCase) []string {
+	t.Helper()
+	data, err := os.ReadFile(c.path("environment"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(strings.TrimLeft(line, " \t"), "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			t.Fatalf("%s line %d is %q: want NAME=value", c.path("environment"), i+1, line)
+		}
+		environ = append(environ, name+"="+strings.TrimRight(value, "\r"))
+	}
+	return environ
+}
+
 // loadCaseInstallation loads a case's installation as the decider would,
-// without the process environment.
+// with the case's environment only (none without an environment file).
 func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation {
 	t.Helper()
-	inst, err := installation.Load(installation.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true})
+	inst, err := installation.Load(installation.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
+		Environ: caseEnviron(t, c)})
 	if err != nil {
 		t.Fatalf("installation of case %s: %v", c.name, err)
 	}
@@ -229,9 +290,17 @@ func TestTwoDoors(t *testing.T) {
 			namespace, pod := readCase(t, c)
 
 			// (a) the offline door, through the command itself.
+			args := []string{"inject", "-f", c.path("pod.yaml"), "--installation", c.path("installation.yaml"),
+				"-n", namespace, "-o", "review"}
+			if environ := caseEnviron(t, c); environ != nil {
+				saved := processEnviron
+				processEnviron = func() []string { return environ }
+				t.Cleanup(func() { processEnviron = saved })
+			} else {
+				args = append(args, "--no-env")
+			}
 			var stdout, stderr bytes.Buffer
-			code := run([]string{"inject", "-f", c.path("pod.yaml"), "--installation", c.path("installation.yaml"),
-				"--no-env", "-n", namespace, "-o", "review"}, strings.NewReader(""), &stdout, &stderr)
+			code := run(args, strings.NewReader(""), &stdout, &stderr)
 			if code != exitOK && code != exitRefused {
 				t.Fatalf("inject exited %d: %s", code, stderr.String())
 			}
