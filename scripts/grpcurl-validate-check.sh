@@ -7,26 +7,9 @@
 # InvalidArgument. Needs GRPCURL and DYNAMIC_CONFIG (paths to the built
 # binaries). The decider is always stopped.
 set -euo pipefail
-: "${GRPCURL:?path to grpcurl}"
-: "${DYNAMIC_CONFIG:?path to dynamic-config}"
-
-work="$(mktemp -d)"
-decider_pid=""
-cleanup() {
-	if [ -n "$decider_pid" ]; then
-		kill "$decider_pid" 2>/dev/null || true
-		wait "$decider_pid" 2>/dev/null || true
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "grpcurl-validate-check: $*" >&2
-	echo "--- decider log" >&2
-	cat "$work/decider.log" >&2 || true
-	exit 1
-}
+check_name=grpcurl-validate-check
+# shellcheck source=scripts/decider-lib.sh
+. "$(dirname "$0")/decider-lib.sh"
 
 # One rule per namespace, so that one decider answers every operator.
 cat >"$work/installation.yaml" <<'YAML'
@@ -52,31 +35,7 @@ envPolicy:
       namespaces: [valued]
 YAML
 
-# Start on a random high port (another one when it is taken) and wait for
-# health SERVING, which the decider reports once it holds the installation.
-addr=""
-for attempt in 1 2 3 4 5; do
-	port=$((20000 + RANDOM % 40000))
-	env -u DYNAMIC_CONFIG_DECIDER_TOKEN_FILE -u DYNAMIC_CONFIG_ENV_POLICY \
-		"$DYNAMIC_CONFIG" decider --plaintext --installation "$work/installation.yaml" \
-		--addr "127.0.0.1:$port" --metrics-addr "" >"$work/decider.log" 2>&1 &
-	decider_pid=$!
-	for _ in $(seq 1 100); do
-		if ! kill -0 "$decider_pid" 2>/dev/null; then
-			wait "$decider_pid" 2>/dev/null || true
-			decider_pid=""
-			break
-		fi
-		if "$GRPCURL" -plaintext "127.0.0.1:$port" grpc.health.v1.Health/Check 2>/dev/null | grep -q '"SERVING"'; then
-			addr="127.0.0.1:$port"
-			break 2
-		fi
-		sleep 0.1
-	done
-	[ -z "$decider_pid" ] || fail "health did not become SERVING on 127.0.0.1:$port"
-	grep -q 'address already in use' "$work/decider.log" || fail "the decider exited early (attempt $attempt)"
-done
-[ -n "$addr" ] || fail "no free port found"
+start_decider "$work/installation.yaml"
 
 # decide KIND NAMESPACE CONTAINERS: Decide with PURPOSE_VALIDATE; CONTAINERS
 # is the JSON members for the container lists. Prints grpcurl's output.

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
 
 // Op is one JSON Patch operation.
@@ -38,7 +40,7 @@ func Apply(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Encode(root)
+	return review.Marshal(root)
 }
 
 // ApplyOps applies ops to a document decoded into plain Go values
@@ -53,18 +55,6 @@ func ApplyOps(root any, ops []Op) (any, error) {
 		}
 	}
 	return root, nil
-}
-
-// Encode writes a decoded document back as compact JSON, HTML escaping off,
-// no trailing newline.
-func Encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Decode reads a JSON document into plain Go values, keeping numbers as
