@@ -44,6 +44,7 @@ type frontdoorFlags struct {
 	maxRequestBytes        int64
 	certReloadInterval     time.Duration
 	shutdownGrace          time.Duration
+	selfRotate             selfRotateFlags
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -66,6 +67,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
+	d.selfRotate.register(fs)
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -113,7 +115,16 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 
 	pair := certs.New(f.tlsCert, f.tlsKey, logger, m)
-	if err := pair.Load(); err != nil {
+	if f.selfRotate.enabled {
+		// tls.mode selfRotate: the pair is signed in memory; /readyz says
+		// 503 until the first one is (the CA may not be minted yet).
+		rotator, err := f.selfRotate.newSelfRotator(pair, logger)
+		if err != nil {
+			fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+			return exitUsage
+		}
+		go rotator.Run(ctx)
+	} else if err := pair.Load(); err != nil {
 		if !f.plaintext {
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(stderr, "frontdoor: no certificate at %s and %s, and plaintext is off\n", f.tlsCert, f.tlsKey)
@@ -140,7 +151,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer dc.Close()
-	if pair != nil {
+	if pair != nil && !f.selfRotate.enabled {
 		go pair.Run(ctx, f.certReloadInterval)
 	}
 

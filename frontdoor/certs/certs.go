@@ -189,3 +189,28 @@ func (p *Pair) ServerConfig() *tls.Config {
 		GetCertificate: p.GetCertificate,
 	}
 }
+
+// Use puts a pair held in memory in use (the front door's self-rotated
+// serving certificate): it replaces the pair in use when it parses, and is
+// reported to the observer like a pair read from disk.
+func (p *Pair) Use(certPEM, keyPEM []byte) error {
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("parse key pair: %w", err)
+	}
+	next := &loaded{certPEM: certPEM, keyPEM: keyPEM, cert: &cert}
+	if cert.Leaf != nil {
+		next.notAfter = cert.Leaf.NotAfter
+	}
+	p.mu.Lock()
+	first := p.current == nil
+	p.current, p.rejected = next, nil
+	p.mu.Unlock()
+	if p.observer != nil {
+		p.observer.CertificateLoaded(next.notAfter)
+		if !first {
+			p.observer.CertificateReload(true)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
+)
+
+// inClusterNamespaceFile holds the pod's namespace under a service account.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// selfRotateFlags are the front door's tls.mode selfRotate flags: the only
+// ones that make it talk to the API server (off by default).
+type selfRotateFlags struct {
+	enabled           bool
+	kubeconfig        string
+	namespace         string
+	secret            string
+	lease             string
+	hosts             string
+	mutatingWebhook   string
+	validatingWebhook string
+	caValidity        time.Duration
+	leafValidity      time.Duration
+	interval          time.Duration
+}
+
+func (s *selfRotateFlags) register(fs *flagSet) {
+	fs.boolVar(&s.enabled, "self-rotate", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE", false, "mint and rotate the serving CA in a Secret and write the webhook configurations' caBundle (needs the API server)")
+	fs.stringVar(&s.kubeconfig, "kubeconfig", "DYNAMIC_CONFIG_WEBHOOK_KUBECONFIG", "", "kubeconfig for --self-rotate (default: the in-cluster service account)")
+	fs.stringVar(&s.namespace, "self-rotate-namespace", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_NAMESPACE", "", "namespace of the CA Secret and the Lease (default: $POD_NAMESPACE, then the service account's namespace)")
+	fs.stringVar(&s.secret, "self-rotate-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_SECRET", "dynamic-config-frontdoor-ca", "the Secret holding the CA (ca.crt, ca.key, ca-bundle.crt)")
+	fs.stringVar(&s.lease, "self-rotate-lease", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_LEASE", "dynamic-config-frontdoor-ca", "the coordination.k8s.io Lease electing the one replica that mints and rotates the CA")
+	fs.stringVar(&s.hosts, "self-rotate-hosts", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HOSTS", "", "comma-separated DNS names and IP addresses of the serving certificate (required with --self-rotate)")
+	fs.stringVar(&s.mutatingWebhook, "self-rotate-mutating-webhook", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_MUTATING_WEBHOOK", "dynamic-config", "MutatingWebhookConfiguration whose caBundle is written (empty = none)")
+	fs.stringVar(&s.validatingWebhook, "self-rotate-validating-webhook", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_VALIDATING_WEBHOOK", "dynamic-config-env-policy", "ValidatingWebhookConfiguration whose caBundle is written when it exists (empty = none)")
+	fs.durationVar(&s.caValidity, "self-rotate-ca-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CA_VALIDITY", 365*24*time.Hour, "lifetime of a minted CA; it is rotated after two thirds")
+	fs.durationVar(&s.leafValidity, "self-rotate-cert-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CERT_VALIDITY", 7*24*time.Hour, "lifetime of a replica's serving certificate; re-signed after two thirds")
+	fs.durationVar(&s.interval, "self-rotate-interval", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL", time.Minute, "how often the Secret and the webhook configurations are checked")
+}
+
+// newSelfRotator builds the rotator that signs pair's certificate.
+func (s *selfRotateFlags) newSelfRotator(pair *certs.Pair, logger *slog.Logger) (*selfrotate.Rotator, error) {
+	var hosts []string
+	for _, h := range strings.Split(s.hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) == 0 {
+		return nil, errors.New("--self-rotate needs --self-rotate-hosts (the front door Service's DNS names)")
+	}
+	namespace := s.namespace
+	if namespace == "" {
+		namespace, _ = lookupEnvVar("POD_NAMESPACE")
+	}
+	if namespace == "" {
+		if b, err := os.ReadFile(inClusterNamespaceFile); err == nil {
+			namespace = strings.TrimSpace(string(b))
+		}
+	}
+	if namespace == "" {
+		return nil, errors.New("--self-rotate needs --self-rotate-namespace outside a pod")
+	}
+	var config *rest.Config
+	var err error
+	if s.kubeconfig != "" {
+		config, err = clientcmd.BuildConfigFromFlags("", s.kubeconfig)
+	} else {
+		config, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--self-rotate: API server client: %w", err)
+	}
+	config.UserAgent = "dynamic-config-frontdoor"
+	klog.SetSlogLogger(logger) // client-go's leader election logs through the front door's logger
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("--self-rotate: API server client: %w", err)
+	}
+	host, _ := os.Hostname()
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return selfrotate.New(selfrotate.Config{
+		Client:            client,
+		Namespace:         namespace,
+		SecretName:        s.secret,
+		LeaseName:         s.lease,
+		Identity:          host + "_" + hex.EncodeToString(suffix),
+		MutatingWebhook:   s.mutatingWebhook,
+		ValidatingWebhook: s.validatingWebhook,
+		Hosts:             hosts,
+		CAValidity:        s.caValidity,
+		LeafValidity:      s.leafValidity,
+		Interval:          s.interval,
+		Use:               pair.Use,
+		Logger:            logger,
+	})
+}
