@@ -104,6 +104,12 @@ extra: 1
 			}
 		})
 	}
+	t.Run("the digest of the empty token is refused", func(t *testing.T) {
+		_, err := Parse([]byte("callers:\n  - name: a\n    clusters: [x]\n    credentials: [{tokenSHA256: "+digestOf("")+"}]\n"), "f", Options{})
+		if err == nil || !strings.Contains(err.Error(), "the SHA-256 of the empty token") {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("a token pasted where its digest belongs is never echoed", func(t *testing.T) {
 		_, err := Parse([]byte("callers:\n  - name: a\n    clusters: [x]\n    credentials: [{tokenSHA256: s3cr3t-token}]\n"), "f", Options{})
 		if err == nil || strings.Contains(err.Error(), "s3cr3t") {

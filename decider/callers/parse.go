@@ -229,6 +229,10 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 		}
 		raw, _ := hex.DecodeString(value)
 		copy(digest[:], raw)
+		if digest == sha256.Sum256(nil) {
+			p.add(v, where, "this is the SHA-256 of the empty token; hash the token itself")
+			return
+		}
 	case KindURISAN:
 		u, err := url.Parse(value)
 		if err != nil || u.Scheme == "" || strings.ContainsAny(value, " \t\n") {

@@ -6,6 +6,7 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
@@ -22,8 +23,12 @@ var errUnknownCaller = status.Error(codes.Unauthenticated, "a credential of a kn
 func callersAuth(file *callers.File) auth.AuthFunc {
 	return func(ctx context.Context) (context.Context, error) {
 		var p callers.Presented
-		if md, err := auth.AuthFromMD(ctx, "bearer"); err == nil {
-			p.Token, p.HasToken = md, true
+		if len(metadata.ValueFromIncomingContext(ctx, "authorization")) > 0 {
+			token, err := auth.AuthFromMD(ctx, "bearer")
+			if err != nil || token == "" {
+				return nil, errUnknownCaller // a malformed authorization is never ignored
+			}
+			p.Token, p.HasToken = token, true
 		}
 		if pr, ok := peer.FromContext(ctx); ok {
 			if info, ok := pr.AuthInfo.(credentials.TLSInfo); ok && len(info.State.VerifiedChains) > 0 && len(info.State.VerifiedChains[0]) > 0 {

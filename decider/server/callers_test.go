@@ -152,6 +152,16 @@ func TestCallersFile(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a listed certificate never makes a malformed authorization header pass", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Basic "+westToken)
+		_, err := deciderv1.NewDeciderServiceClient(conn).Decide(ctx, &deciderv1.DecisionRequest{
+			Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Cluster: "west", Pod: &deciderv1.PodFacts{Name: "x"}})
+		if status.Code(err) != codes.Unauthenticated {
+			t.Errorf("%v; want Unauthenticated", err)
+		}
+	})
 	t.Run("a cluster name that is not a DNS name is an invalid argument", func(t *testing.T) {
 		if _, err := decideAs(t, conn, westToken, "West_1"); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("%v; want InvalidArgument", err)
