@@ -98,7 +98,13 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tlsConfig, err := deciderTLS(ctx, f, logger)
+	reg := prometheus.NewRegistry()
+	certMetrics, err := certs.NewMetrics(reg)
+	if err != nil {
+		fmt.Fprintln(stderr, "decider: metrics: "+err.Error())
+		return exitUsage
+	}
+	tlsConfig, err := deciderTLS(ctx, f, logger, certMetrics.Observer(certs.CertificateDeciderServing))
 	if err != nil {
 		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return exitUsage
@@ -111,7 +117,6 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		DocumentExplicit: fs.isSet("installation"),
 		Environ:          os.Environ(),
 	}
-	reg := prometheus.NewRegistry()
 	d, err := startDecider(ctx, deciderSetup{
 		logger:         logger,
 		registry:       reg,
@@ -169,7 +174,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 // deciderTLS builds the server TLS configuration from the flags (nil =
 // plaintext); the serving pair is re-read while ctx lives.
-func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger) (*tls.Config, error) {
+func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger, observer certs.Observer) (*tls.Config, error) {
 	hasPair := f.tlsCert != "" || f.tlsKey != ""
 	switch {
 	case f.plaintext && hasPair:
@@ -184,7 +189,7 @@ func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger) (*tls.
 		}
 		return nil, errors.New("no TLS pair at --tls-cert/--tls-key and --plaintext not set")
 	}
-	pair := certs.New(f.tlsCert, f.tlsKey, logger, nil)
+	pair := certs.New(f.tlsCert, f.tlsKey, logger, observer)
 	if err := pair.Load(); err != nil {
 		return nil, fmt.Errorf("TLS pair: %w", err)
 	}

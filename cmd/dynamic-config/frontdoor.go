@@ -121,7 +121,12 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	pair := certs.New(f.tlsCert, f.tlsKey, logger, m)
+	certMetrics, err := certs.NewMetrics(reg)
+	if err != nil {
+		fmt.Fprintln(stderr, "frontdoor: metrics: "+err.Error())
+		return exitUsage
+	}
+	pair := certs.New(f.tlsCert, f.tlsKey, logger, certMetrics.Observer(certs.CertificateFrontdoorServing))
 	if f.selfRotate.enabled {
 		// tls.mode selfRotate: the pair is signed in memory; /readyz says
 		// 503 until the first one is (the CA may not be minted yet).
@@ -175,6 +180,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}),
 		Certs:         pair,
 		Gatherer:      reg,
+		Metrics:       m,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
 	})

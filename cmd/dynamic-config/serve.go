@@ -135,7 +135,12 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	m := fmetrics.NewFrontdoor(reg)
 	var pair *certs.Pair
 	if certFile != "" {
-		pair = certs.New(certFile, keyFile, logger, m)
+		certMetrics, err := certs.NewMetrics(reg)
+		if err != nil {
+			fmt.Fprintln(stderr, "serve: metrics: "+err.Error())
+			return exitUsage
+		}
+		pair = certs.New(certFile, keyFile, logger, certMetrics.Observer(certs.CertificateFrontdoorServing))
 		if err := pair.Load(); err != nil {
 			fmt.Fprintf(stderr, "serve: the serving pair at %s and %s does not load: %v\n", certFile, keyFile, err)
 			return exitUsage
@@ -158,6 +163,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}),
 		Certs:         pair,
 		Gatherer:      reg,
+		Metrics:       m,
 		Logger:        logger,
 		ShutdownGrace: serveShutdownGrace,
 	})

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +85,8 @@ func TestFrontdoorReachesAnMTLSDecider(t *testing.T) {
 		"--log-level", "error")
 	foundationWaitOK(t, "http://"+deciderMetrics+"/readyz")
 
-	foundationRun(t, "frontdoor", frontdoorMain, "--addr", frontdoorAddr, "--plaintext",
+	frontdoorMetrics := "127.0.0.1:" + foundationFreePort(t)
+	foundationRun(t, "frontdoor", frontdoorMain, "--addr", frontdoorAddr, "--metrics-addr", frontdoorMetrics, "--plaintext",
 		"--tls-cert", dir+"/none.crt", "--tls-key", dir+"/none.key",
 		"--decider-target", "dns:///"+deciderAddr, "--decider-ca", pki.CAFile,
 		"--decider-client-cert", pki.CertFile, "--decider-client-key", pki.KeyFile, "--log-level", "error")
@@ -110,6 +113,40 @@ func TestFrontdoorReachesAnMTLSDecider(t *testing.T) {
 	t.Run("the answer carries the decider's revision, so the decider answered over mTLS", func(t *testing.T) {
 		if got := out.Response.AuditAnnotations["revision"]; got != installation.EmptyRevision {
 			t.Errorf("revision %q, want %q (audit annotations %v)", got, installation.EmptyRevision, out.Response.AuditAnnotations)
+		}
+	})
+	t.Run("the front door counts every webhook request by code, a garbage POST included", func(t *testing.T) {
+		garbage, err := http.Post("http://"+frontdoorAddr+"/mutate", "application/json", strings.NewReader("not a review"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		garbage.Body.Close()
+		resp, err := http.Get("http://" + frontdoorMetrics + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		metrics, _ := io.ReadAll(resp.Body)
+		for _, want := range []string{
+			`dynamic_config_webhook_requests_total{code="200",webhook="mutate"} 1`,
+			fmt.Sprintf(`dynamic_config_webhook_requests_total{code="%d",webhook="mutate"} 1`, garbage.StatusCode),
+			`dynamic_config_webhook_requests_in_flight{webhook="mutate"} 0`,
+		} {
+			if garbage.StatusCode == http.StatusOK || !bytes.Contains(metrics, []byte(want+"\n")) {
+				t.Errorf("garbage POST answered %d; metrics lack %s:\n%s", garbage.StatusCode, want, metrics)
+			}
+		}
+	})
+	t.Run("the decider exports its own serving certificate's expiry", func(t *testing.T) {
+		resp, err := http.Get("http://" + deciderMetrics + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		metrics, _ := io.ReadAll(resp.Body)
+		want := `dynamic_config_certificate_expiration_timestamp_seconds{certificate="decider-serving"} ` + strconv.FormatFloat(float64(pki.NotAfter.Unix()), 'g', -1, 64)
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
 		}
 	})
 	t.Run("the decider's metrics listener exports decisions", func(t *testing.T) {

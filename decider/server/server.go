@@ -121,9 +121,9 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 	if cfg.Reflection {
 		reflection.Register(s.grpc)
 	}
-	if gm := cfg.Metrics.GRPCServer(); gm != nil {
-		gm.InitializeMetrics(s.grpc)
-	}
+	// No InitializeMetrics: it would pre-create every method (health and
+	// reflection included) times all seventeen codes; a series appears with
+	// the first call that has it.
 	s.RefreshHealth()
 	return s, nil
 }

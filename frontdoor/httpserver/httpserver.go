@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 )
 
 // Timeouts of the admission listener (spec 07 §3.3).
@@ -39,6 +40,8 @@ type Config struct {
 	Gatherer prometheus.Gatherer
 	// Logger receives server errors (nil = discard).
 	Logger *slog.Logger
+	// Metrics counts the webhook requests in flight and by status code (nil = none).
+	Metrics *metrics.Frontdoor
 	// ShutdownGrace bounds the drain on shutdown (default 30s).
 	ShutdownGrace time.Duration
 }
@@ -62,8 +65,8 @@ func New(cfg Config) *Server {
 	}
 	mux := http.NewServeMux()
 	if cfg.Admission != nil {
-		mux.Handle("/mutate", cfg.Admission)
-		mux.Handle("/validate", cfg.Admission)
+		mux.Handle("/mutate", cfg.Metrics.Instrument(metrics.WebhookMutate, cfg.Admission))
+		mux.Handle("/validate", cfg.Metrics.Instrument(metrics.WebhookValidate, cfg.Admission))
 	}
 	addOps(mux, cfg.Certs, cfg.Gatherer)
 	return &Server{cfg: cfg, mux: mux}

@@ -59,13 +59,16 @@ func TestTLSServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	m := metrics.NewFrontdoor(reg)
-	pair := certs.New(bundle.CertFile, bundle.KeyFile, nil, m)
+	cm, err := certs.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair := certs.New(bundle.CertFile, bundle.KeyFile, nil, cm.Observer(certs.CertificateFrontdoorServing))
 	if err := pair.Load(); err != nil {
 		t.Fatal(err)
 	}
 	admission := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "admission "+r.URL.Path) })
-	s := New(Config{Admission: admission, Certs: pair, Gatherer: reg})
+	s := New(Config{Admission: admission, Certs: pair, Gatherer: reg, Metrics: metrics.NewFrontdoor(reg)})
 	addr, stop := start(t, s.Serve)
 	client := &http.Client{Transport: &http.Transport{
 		TLSClientConfig:   &tls.Config{RootCAs: bundle.Pool()},
@@ -90,7 +93,7 @@ func TestTLSServer(t *testing.T) {
 	})
 	t.Run("metrics export the certificate expiry", func(t *testing.T) {
 		code, body, _ := get(t, client, base+"/metrics")
-		if code != 200 || !strings.Contains(body, "dynamic_config_certificate_expires_at_seconds ") {
+		if code != 200 || !strings.Contains(body, `dynamic_config_certificate_expiration_timestamp_seconds{certificate="frontdoor-serving"} `) {
 			t.Fatalf("metrics %d:\n%s", code, body)
 		}
 		families, err := reg.Gather()
@@ -98,7 +101,7 @@ func TestTLSServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range families {
-			if f.GetName() == "dynamic_config_certificate_expires_at_seconds" {
+			if f.GetName() == "dynamic_config_certificate_expiration_timestamp_seconds" {
 				if v := f.GetMetric()[0].GetGauge().GetValue(); v != float64(bundle.NotAfter.Unix()) {
 					t.Fatalf("expiry gauge %v, want %d", v, bundle.NotAfter.Unix())
 				}
@@ -106,6 +109,18 @@ func TestTLSServer(t *testing.T) {
 			}
 		}
 		t.Fatal("no expiry gauge")
+	})
+	t.Run("metrics count the webhook requests by webhook and code", func(t *testing.T) {
+		_, body, _ := get(t, client, base+"/metrics")
+		for _, want := range []string{
+			`dynamic_config_webhook_requests_total{code="200",webhook="mutate"} 1`,
+			`dynamic_config_webhook_requests_total{code="200",webhook="validate"} 1`,
+			`dynamic_config_webhook_requests_in_flight{webhook="mutate"} 0`,
+		} {
+			if !strings.Contains(body, want+"\n") {
+				t.Errorf("metrics lack %s:\n%s", want, body)
+			}
+		}
 	})
 	t.Run("TLS below 1.2 is refused", func(t *testing.T) {
 		c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: bundle.Pool(), MaxVersion: tls.VersionTLS11}}}

@@ -5,10 +5,12 @@ package metrics
 
 import (
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Buckets are the admission and RPC histogram buckets, in seconds (spec 07 §5).
@@ -50,8 +52,8 @@ type Frontdoor struct {
 	duration    *prometheus.HistogramVec
 	patchBytes  prometheus.Counter
 	rpcDuration *prometheus.HistogramVec
-	certExpiry  prometheus.Gauge
-	certReloads *prometheus.CounterVec
+	inFlight    *prometheus.GaugeVec
+	requests    *prometheus.CounterVec
 }
 
 // NewFrontdoor creates the front door metrics and registers them with reg.
@@ -85,17 +87,17 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 			Help:    "Duration of Decide calls to the decider, by gRPC code.",
 			Buckets: Buckets,
 		}, []string{"code"}),
-		certExpiry: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "dynamic_config_certificate_expires_at_seconds",
-			Help: "notAfter of the loaded serving certificate, in Unix seconds.",
-		}),
-		certReloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "dynamic_config_certificate_reloads_total",
-			Help: "Serving certificate reloads after a change on disk, by result.",
-		}, []string{"result"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "dynamic_config_webhook_requests_in_flight",
+			Help: "HTTP requests being served on /mutate and /validate, by webhook.",
+		}, []string{"webhook"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamic_config_webhook_requests_total",
+			Help: "HTTP requests answered on /mutate and /validate, by webhook and HTTP status code (a body that is no AdmissionReview counts too).",
+		}, []string{"webhook", "code"}),
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
-		m.rpcDuration, m.certExpiry, m.certReloads)
+		m.rpcDuration, m.inFlight, m.requests)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.admissions.WithLabelValues(o)
 	}
@@ -108,8 +110,9 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 	for _, w := range []string{WebhookMutate, WebhookValidate} {
 		m.duration.WithLabelValues(w)
 	}
-	for _, r := range []string{"ok", "error"} {
-		m.certReloads.WithLabelValues(r)
+	// The code label is created by the codes that occur (no 17 × 2 zero series).
+	for _, w := range []string{WebhookMutate, WebhookValidate} {
+		m.inFlight.WithLabelValues(w)
 	}
 	return m
 }
@@ -171,22 +174,14 @@ func (m *Frontdoor) DeciderRPC(code string, elapsed time.Duration) {
 	m.rpcDuration.WithLabelValues(code).Observe(elapsed.Seconds())
 }
 
-// CertificateLoaded records the notAfter of a newly loaded serving certificate.
-func (m *Frontdoor) CertificateLoaded(notAfter time.Time) {
+// Instrument wraps the HTTP handler of one webhook (WebhookMutate or
+// WebhookValidate) so that its requests are counted in flight and by status
+// code, whatever the body held. A nil *Frontdoor returns h.
+func (m *Frontdoor) Instrument(webhook string, h http.Handler) http.Handler {
 	if m == nil {
-		return
+		return h
 	}
-	m.certExpiry.Set(float64(notAfter.Unix()))
-}
-
-// CertificateReload counts one reload attempt after a change on disk.
-func (m *Frontdoor) CertificateReload(ok bool) {
-	if m == nil {
-		return
-	}
-	result := "ok"
-	if !ok {
-		result = "error"
-	}
-	m.certReloads.WithLabelValues(result).Inc()
+	labels := prometheus.Labels{"webhook": webhook}
+	return promhttp.InstrumentHandlerInFlight(m.inFlight.With(labels),
+		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(labels), h))
 }

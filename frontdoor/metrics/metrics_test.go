@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -19,8 +22,6 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	m.Refusal(ReasonPinned)
 	m.PatchBytes(1444)
 	m.DeciderRPC("OK", time.Millisecond)
-	m.CertificateLoaded(time.Unix(1900000000, 0))
-	m.CertificateReload(false)
 	if err := RegisterRuntime(reg); err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +52,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 		{"dynamic_config_admission_duration_seconds", dto.MetricType_HISTOGRAM, []string{"webhook"}, []string{"mutate", "validate"}},
 		{"dynamic_config_admission_patch_bytes_total", dto.MetricType_COUNTER, nil, nil},
 		{"dynamic_config_decider_rpc_duration_seconds", dto.MetricType_HISTOGRAM, []string{"code"}, []string{"OK"}},
-		{"dynamic_config_certificate_expires_at_seconds", dto.MetricType_GAUGE, nil, nil},
-		{"dynamic_config_certificate_reloads_total", dto.MetricType_COUNTER, []string{"result"}, []string{"error", "ok"}},
+		{"dynamic_config_webhook_requests_in_flight", dto.MetricType_GAUGE, []string{"webhook"}, []string{"mutate", "validate"}},
 	}
 	for _, w := range want {
 		f, ok := byName[w.name]
@@ -93,8 +93,8 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	if byName["dynamic_config_admission_patch_bytes_total"].GetMetric()[0].GetCounter().GetValue() != 1444 {
 		t.Error("patch bytes not summed")
 	}
-	if byName["dynamic_config_certificate_expires_at_seconds"].GetMetric()[0].GetGauge().GetValue() != 1900000000 {
-		t.Error("expiry not set")
+	if _, ok := byName["dynamic_config_webhook_requests_total"]; ok {
+		t.Error("dynamic_config_webhook_requests_total has series before any request (its codes are not pre-created)")
 	}
 	var goSeen, processSeen bool
 	for name := range byName {
@@ -112,6 +112,38 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	m.Refusal(ReasonInternal)
 	m.PatchBytes(1)
 	m.DeciderRPC("OK", time.Second)
-	m.CertificateLoaded(time.Now())
-	m.CertificateReload(true)
+	if h := http.NotFoundHandler(); m.Instrument(WebhookMutate, h) == nil {
+		t.Error("a nil metric set dropped the handler")
+	}
+}
+
+func TestEveryWebhookRequestIsCountedByCodeAndInFlight(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewFrontdoor(reg)
+	var inFlight float64
+	h := m.Instrument(WebhookMutate, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight = testutil.ToFloat64(m.inFlight.WithLabelValues(WebhookMutate))
+		if r.ContentLength == 0 {
+			http.Error(w, "no body", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	for _, body := range []string{"", "{}", ""} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mutate", strings.NewReader(body)))
+	}
+	if inFlight != 1 {
+		t.Errorf("in flight while serving: %v, want 1", inFlight)
+	}
+	if v := testutil.ToFloat64(m.inFlight.WithLabelValues(WebhookMutate)); v != 0 {
+		t.Errorf("in flight after serving: %v, want 0", v)
+	}
+	for code, want := range map[string]float64{"400": 2, "200": 1} {
+		if v := testutil.ToFloat64(m.requests.WithLabelValues(WebhookMutate, code)); v != want {
+			t.Errorf("requests with code %s: %v, want %v", code, v, want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.requests); n != 2 {
+		t.Errorf("dynamic_config_webhook_requests_total has %d series, want the 2 codes that occurred", n)
+	}
 }

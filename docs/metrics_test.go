@@ -1,0 +1,84 @@
+package docs
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+)
+
+// registeredNames is every metric name the components register, read from
+// the descriptors of what they register (a vector with no series yet
+// counts too). The Go runtime and process collectors are left out: they are
+// the client library's, documented as a group.
+func registeredNames(t *testing.T) []string {
+	t.Helper()
+	rec := &recordingRegisterer{Registerer: prometheus.NewRegistry()}
+	fmetrics.NewFrontdoor(rec)
+	dmetrics.NewDecider(rec)
+	if _, err := certs.NewMetrics(rec); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(rec.names)
+	return slices.Compact(rec.names)
+}
+
+type recordingRegisterer struct {
+	prometheus.Registerer
+	names []string
+}
+
+var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+func (r *recordingRegisterer) Register(c prometheus.Collector) error {
+	descs := make(chan *prometheus.Desc)
+	go func() { c.Describe(descs); close(descs) }()
+	for d := range descs {
+		m := fqName.FindStringSubmatch(d.String())
+		if m == nil {
+			continue
+		}
+		if name := m[1]; !regexp.MustCompile(`^(go|process)_`).MatchString(name) {
+			r.names = append(r.names, name)
+		}
+	}
+	return r.Registerer.Register(c)
+}
+
+func (r *recordingRegisterer) MustRegister(cs ...prometheus.Collector) {
+	for _, c := range cs {
+		if err := r.Register(c); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func TestEveryRegisteredMetricHasARowInDocsMetrics(t *testing.T) {
+	doc, err := os.ReadFile("metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := registeredNames(t)
+	if len(names) < 10 {
+		t.Fatalf("only %d metric names found; the descriptor reading is broken: %v", len(names), names)
+	}
+	for _, name := range names {
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "`")
+		if !row.Match(doc) {
+			t.Errorf("%s is registered but docs/metrics.md has no table row starting with it", name)
+		}
+	}
+	// and the other way round: a documented name that nothing registers is stale
+	documented := regexp.MustCompile("(?m)^\\| `((?:dynamic_config|grpc)_[a-z_]+)`").FindAllSubmatch(doc, -1)
+	for _, m := range documented {
+		if !slices.Contains(names, string(m[1])) {
+			t.Errorf("docs/metrics.md documents %s, which no component registers", m[1])
+		}
+	}
+}
