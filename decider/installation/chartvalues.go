@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,13 +117,13 @@ var chartDefaultsKeys = []struct{ value, key string }{
 //	                                               (always; a non-boolean is passed on as written
 //	                                               and refused, where the chart's schema refuses it)
 //	DYNAMIC_CONFIG_WEBHOOK_CLASSES               = webhook.classes.enabled, only when not false
-//	DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE           = webhook.selfRotate.enabled, only when not false
 //
-// (The last two exist so that values the chart's schema refuses are refused
+// (The last one exists so that values the chart's schema refuses are refused
 // here with the installation's own messages.) Every other value is the
 // chart's own and is ignored. A YAML number where the chart takes a string
-// (fileMode, watchSeconds and the four quantities, at the fleet and in a
-// map-form perStore) is refused with the chart's own message first.
+// (fileMode and the memory quantities; watchSeconds and the CPU quantities
+// unless a plain whole number; at the fleet and in a map-form perStore) is
+// refused with the chart's own message first.
 func LoadValues(valuesPath string, environ []string) (*Installation, error) {
 	rep := newReport()
 	data, err := os.ReadFile(valuesPath)
@@ -167,35 +168,46 @@ func LoadValues(valuesPath string, environ []string) (*Installation, error) {
 // Helm reads YAML 1.1, so an unquoted fileMode: 0640 would reach the
 // document as 416; the installation document keeps the literal text, so
 // without this check --values would accept what `helm install` refuses.
-var quotedValues = []struct{ fleet, knob, example string }{
-	{"cpuRequest", "agent-cpu-request", "64Mi"},
-	{"memoryRequest", "agent-memory-request", "64Mi"},
-	{"cpuLimit", "agent-cpu-limit", "64Mi"},
-	{"memoryLimit", "agent-memory-limit", "64Mi"},
-	{"fileMode", "file-mode", "0640"},
-	{"watchSeconds", "watch-seconds", "30"},
+// A whole number is accepted where it is unambiguous (integerOK: watch
+// seconds, CPUs): `--set agent.defaults.watchSeconds=30` works. It must be
+// plain decimal digits without a leading zero, so YAML 1.1 (Helm, 030 = 24)
+// and YAML 1.2 read the same number.
+var quotedValues = []struct {
+	fleet, knob, example string
+	integerOK            bool
+}{
+	{"cpuRequest", "agent-cpu-request", "64Mi", true},
+	{"memoryRequest", "agent-memory-request", "64Mi", false},
+	{"cpuLimit", "agent-cpu-limit", "64Mi", true},
+	{"memoryLimit", "agent-memory-limit", "64Mi", false},
+	{"fileMode", "file-mode", "0640", false},
+	{"watchSeconds", "watch-seconds", "30", true},
 }
+
+// plainInteger matches a YAML integer both YAML versions read alike.
+var plainInteger = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 
 // numberProblems are the chart's `<path>: quote it ("<example>"), or YAML
 // reads it as a number` problems: for the fleet values, then for each store
 // of a map-form perStore in sorted order (as Helm ranges over it).
 func numberProblems(values *yaml.Node) []string {
-	isNumber := func(n *yaml.Node) bool {
+	isNumber := func(n *yaml.Node, integerOK bool) bool {
 		n = resolve(n)
 		// "0o640" is a YAML 1.2 integer but a YAML 1.1 (Helm) string.
 		return n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") &&
-			!strings.HasPrefix(strings.TrimLeft(n.Value, "+-"), "0o")
+			!strings.HasPrefix(strings.TrimLeft(n.Value, "+-"), "0o") &&
+			!(integerOK && n.ShortTag() == "!!int" && plainInteger.MatchString(n.Value))
 	}
 	var out []string
 	defaults := lookupPath(values, "agent", "defaults")
 	for _, q := range quotedValues {
-		if isNumber(lookupPath(defaults, q.fleet)) {
+		if isNumber(lookupPath(defaults, q.fleet), q.integerOK) {
 			out = append(out, "agent.defaults."+q.fleet+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
 		}
 	}
 	for _, sp := range pairs(sortedMap(lookupPath(defaults, "perStore"), 1)) {
 		for _, q := range quotedValues {
-			if isNumber(lookupPath(resolve(sp.Value), q.knob)) {
+			if isNumber(lookupPath(resolve(sp.Value), q.knob), q.integerOK) {
 				out = append(out, "agent.defaults.perStore."+sp.Key+"."+q.knob+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
 			}
 		}
@@ -391,9 +403,6 @@ func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
 	env = append(env, varAllowEvents+"="+events)
 	if c := scalarOf(lookupPath(values, "webhook", "classes", "enabled")); c != "false" && c != "" {
 		env = append(env, varClasses+"="+c)
-	}
-	if sr := scalarOf(lookupPath(values, "webhook", "selfRotate", "enabled")); sr != "false" && sr != "" {
-		env = append(env, "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE="+sr)
 	}
 	return doc, env
 }

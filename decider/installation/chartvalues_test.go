@@ -128,7 +128,6 @@ envPolicy:
 			`endpoint: "endpoint" is not an installation setting; endpoint is a per-store knob — set it under storeDefaults.<store>; the ones there are: ` + joinKeys(),
 			`fileMode [DYNAMIC_CONFIG_AGENT_FILE_MODE]: file-mode is "0999": octal, like "0640"`,
 			`DYNAMIC_CONFIG_WEBHOOK_CLASSES: classes are not available in this version; webhook.classes.enabled must stay false`,
-			`DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE: selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)`,
 		})
 	})
 	t.Run("the process environment wins over what the chart would set", func(t *testing.T) {
@@ -196,6 +195,20 @@ func TestChartDefaultsMatchTheChart(t *testing.T) {
 	walk(nil, resolve(&ours))
 }
 
+func TestChartValuesTakeWholeNumbersForWatchSecondsAndCPUs(t *testing.T) {
+	numbers, err := loadValuesText(t, "agent:\n  defaults:\n    watchSeconds: 30\n    cpuLimit: 2\n    perStore:\n      git: {watch-seconds: 120, agent-cpu-request: 1}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted, err := loadValuesText(t, "agent:\n  defaults:\n    watchSeconds: \"30\"\n    cpuLimit: \"2\"\n    perStore:\n      git: {watch-seconds: \"120\", agent-cpu-request: \"1\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if numbers.Revision != quoted.Revision {
+		t.Errorf("numbers give revision %s, the same values quoted %s", numbers.Revision, quoted.Revision)
+	}
+}
+
 func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -205,17 +218,17 @@ func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
 		{"an unquoted fleet fileMode, which Helm would read as 416",
 			"agent:\n  defaults:\n    fileMode: 0640\n",
 			[]string{`agent.defaults.fileMode: quote it ("0640"), or YAML reads it as a number`}},
-		{"unquoted fleet seconds and quantities",
-			"agent:\n  defaults:\n    watchSeconds: 30\n    cpuLimit: 1\n    memoryRequest: 1.5\n",
+		{"unquoted memory quantities, and seconds or CPUs that are no plain whole number",
+			"agent:\n  defaults:\n    watchSeconds: 030\n    cpuLimit: 1.5\n    memoryRequest: 64\n",
 			[]string{
 				`agent.defaults.memoryRequest: quote it ("64Mi"), or YAML reads it as a number`,
 				`agent.defaults.cpuLimit: quote it ("64Mi"), or YAML reads it as a number`,
 				`agent.defaults.watchSeconds: quote it ("30"), or YAML reads it as a number`,
 			}},
 		{"unquoted knobs of a map-form perStore, stores in sorted order",
-			"agent:\n  defaults:\n    perStore:\n      vault: {file-mode: 0400}\n      git: {watch-seconds: 120, agent-memory-limit: \"128Mi\"}\n",
+			"agent:\n  defaults:\n    perStore:\n      vault: {file-mode: 0400}\n      git: {watch-seconds: 120, agent-cpu-limit: 0.5, agent-memory-limit: \"128Mi\"}\n",
 			[]string{
-				`agent.defaults.perStore.git.watch-seconds: quote it ("30"), or YAML reads it as a number`,
+				`agent.defaults.perStore.git.agent-cpu-limit: quote it ("64Mi"), or YAML reads it as a number`,
 				`agent.defaults.perStore.vault.file-mode: quote it ("0640"), or YAML reads it as a number`,
 			}},
 	}

@@ -63,7 +63,7 @@ func scanEnvironment(e environment) []string {
 		value := e.values[name]
 		if slices.Contains(selfRotateVariables, name) {
 			if trim(value) != "" {
-				problems = append(problems, name+": selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)")
+				problems = append(problems, name+": selfRotate TLS belongs to the front door (tls.mode: selfRotate, frontdoor --self-rotate); it is not an installation setting")
 			}
 			continue
 		}

@@ -18,7 +18,7 @@ func TestEnvironmentScan(t *testing.T) {
 		{"a fleet token secret is a per-store knob", []string{"DYNAMIC_CONFIG_AGENT_TOKEN_SECRET=a/b"},
 			[]string{`DYNAMIC_CONFIG_AGENT_TOKEN_SECRET: "DYNAMIC_CONFIG_AGENT_TOKEN_SECRET" is not an installation setting; token-secret is a per-store knob — set it in DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS (agent.defaults.perStore)`}},
 		{"the selfRotate family set non-empty", []string{"DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE=true", "DYNAMIC_CONFIG_WEBHOOK_VALIDITY_SECONDS="},
-			[]string{`DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE: selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)`}},
+			[]string{`DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE: selfRotate TLS belongs to the front door (tls.mode: selfRotate, frontdoor --self-rotate); it is not an installation setting`}},
 		{"the front door's own names and the locator are known", []string{
 			"DYNAMIC_CONFIG_WEBHOOK_ADDR=0.0.0.0:8443", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR=x", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT=x",
 			"DYNAMIC_CONFIG_WEBHOOK_TLS_KEY=x", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT=1", "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE=",

@@ -57,7 +57,7 @@ endpoint: http://x
 		`storeDefaults.git [DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS (git)]: agent-memory-request "128Mi" is above agent-memory-limit "64Mi" (from the built-in default): a request cannot exceed its limit`,
 		// environment scan, sorted
 		`DYNAMIC_CONFIG_AGENT_KEY: "DYNAMIC_CONFIG_AGENT_KEY" is not an installation setting; key is a per-store knob — set it in DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS (agent.defaults.perStore)`,
-		`DYNAMIC_CONFIG_WEBHOOK_MWC: selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)`,
+		`DYNAMIC_CONFIG_WEBHOOK_MWC: selfRotate TLS belongs to the front door (tls.mode: selfRotate, frontdoor --self-rotate); it is not an installation setting`,
 		// envPolicy by path
 		`envPolicy.rules[0].reject: "nope": anyIn, anyNotIn, allAreUsed or notAllAreUsed`,
 		`envPolicy.rules[0].environmentVariables: is required and may not be empty`,

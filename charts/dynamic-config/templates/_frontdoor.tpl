@@ -7,10 +7,35 @@
   value: {{ printf "0.0.0.0:%v" $f.port | quote }}
 - name: DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR
   value: {{ printf "0.0.0.0:%v" $f.metrics.port | quote }}
+{{- if eq (include "dynamic-config.tlsMode" .) "selfRotate" }}
+{{- $full := include "dynamic-config.fullname" . }}
+{{- $sr := .Values.tls.selfRotate }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE
+  value: "true"
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_NAMESPACE
+  value: {{ .Release.Namespace | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_SECRET
+  value: {{ include "dynamic-config.selfRotateSecret" . | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_LEASE
+  value: {{ include "dynamic-config.selfRotateSecret" . | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HOSTS
+  value: {{ printf "%s-frontdoor.%s.svc,%s-frontdoor.%s" $full .Release.Namespace $full .Release.Namespace | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_MUTATING_WEBHOOK
+  value: {{ $full | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_VALIDATING_WEBHOOK
+  value: {{ printf "%s-env-policy" $full | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CA_VALIDITY
+  value: {{ $sr.caValidity | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CERT_VALIDITY
+  value: {{ $sr.certValidity | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL
+  value: {{ $sr.interval | quote }}
+{{- else }}
 - name: DYNAMIC_CONFIG_WEBHOOK_TLS_CERT
   value: /tls/tls.crt
 - name: DYNAMIC_CONFIG_WEBHOOK_TLS_KEY
   value: /tls/tls.key
+{{- end }}
 {{- $r := $f.remote }}
 - name: DYNAMIC_CONFIG_DECIDER_TARGET
 {{- if $r.enabled }}
@@ -84,9 +109,11 @@ livenessProbe:
 
 {{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls. */}}
 {{- define "dynamic-config.frontdoor.volumes" -}}
+{{- if ne (include "dynamic-config.tlsMode" .) "selfRotate" }}
 - name: tls
   secret:
     secretName: {{ include "dynamic-config.frontdoorTLSSecret" . }}
+{{- end }}
 {{- $r := .Values.frontdoor.remote }}
 {{- if $r.enabled }}
 - name: decider-ca
@@ -115,9 +142,11 @@ livenessProbe:
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.volumeMounts" -}}
+{{- if ne (include "dynamic-config.tlsMode" .) "selfRotate" }}
 - name: tls
   mountPath: /tls
   readOnly: true
+{{- end }}
 {{- $r := .Values.frontdoor.remote }}
 {{- if $r.enabled }}
 - name: decider-ca

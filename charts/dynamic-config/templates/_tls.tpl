@@ -42,27 +42,47 @@ base64-encoded PEM.
 {{- toJson (get . "dynamicConfigTLS") -}}
 {{- end -}}
 
-{{/* The webhooks' clientConfig.caBundle line (self-signed mode only). */}}
+{{/*
+The TLS mode of the admission path: tls.mode, where the reference chart's spellings
+webhook.certManager.enabled and webhook.selfRotate.enabled (true) select the same modes.
+*/}}
+{{- define "dynamic-config.tlsMode" -}}
+{{- if or (eq .Values.tls.mode "selfRotate") .Values.webhook.selfRotate.enabled -}}selfRotate
+{{- else if or (eq .Values.tls.mode "certManager") .Values.webhook.certManager.enabled -}}certManager
+{{- else -}}selfSigned
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding the self-rotated CA, and the Lease electing the replica that rotates it. */}}
+{{- define "dynamic-config.selfRotateSecret" -}}{{ include "dynamic-config.fullname" . }}-frontdoor-ca{{- end -}}
+
+{{/* The webhooks' clientConfig.caBundle line (self-signed mode only: selfRotate writes it through
+the API server, cert-manager injects it; the chart renders none, so GitOps tools see no drift). */}}
 {{- define "dynamic-config.caBundle" -}}
-{{- if not .Values.webhook.certManager.enabled -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "selfSigned" -}}
 caBundle: {{ (fromJson (include "dynamic-config.tls" .)).ca }}
 {{- end -}}
 {{- end -}}
 
 {{/* The cert-manager CA-injection annotation of the webhook configurations. */}}
 {{- define "dynamic-config.webhookAnnotations" -}}
-{{- if .Values.webhook.certManager.enabled -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "certManager" -}}
 annotations:
   cert-manager.io/inject-ca-from: {{ printf "%s/%s-frontdoor" .Release.Namespace (include "dynamic-config.fullname" .) }}
 {{- end -}}
 {{- end -}}
 
 {{/* The chart's TLS Secrets by role, as JSON: the three, or only the front door's serving pair in a
-remote release (its decider CA and client pair come from frontdoor.remote's Secrets). */}}
+remote release (its decider CA and client pair come from frontdoor.remote's Secrets); in selfRotate
+mode without the front door's serving pair (the front door signs its own). */}}
 {{- define "dynamic-config.tlsSecretNames" -}}
-{{- if include "dynamic-config.remote" . -}}
-{{- toJson (dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .)) -}}
-{{- else -}}
-{{- toJson (dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .) "decider" (include "dynamic-config.deciderTLSSecret" .) "client" (include "dynamic-config.clientTLSSecret" .)) -}}
+{{- $names := dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .) -}}
+{{- if not (include "dynamic-config.remote" .) -}}
+{{- $_ := set $names "decider" (include "dynamic-config.deciderTLSSecret" .) -}}
+{{- $_ := set $names "client" (include "dynamic-config.clientTLSSecret" .) -}}
 {{- end -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "selfRotate" -}}
+{{- $_ := unset $names "frontdoor" -}}
+{{- end -}}
+{{- toJson $names -}}
 {{- end -}}

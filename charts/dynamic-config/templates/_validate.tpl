@@ -13,8 +13,12 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- if $v.webhook.classes.enabled -}}
 {{- $problems = append $problems "webhook.classes.enabled: classes are not available in this version" -}}
 {{- end -}}
-{{- if $v.webhook.selfRotate.enabled -}}
-{{- $problems = append $problems "webhook.selfRotate.enabled: selfRotate is not available in this version; use the self-signed default or webhook.certManager" -}}
+{{- $modes := list -}}
+{{- if ne $v.tls.mode "selfSigned" -}}{{- $modes = append $modes $v.tls.mode -}}{{- end -}}
+{{- if $v.webhook.certManager.enabled -}}{{- $modes = append $modes "certManager" -}}{{- end -}}
+{{- if $v.webhook.selfRotate.enabled -}}{{- $modes = append $modes "selfRotate" -}}{{- end -}}
+{{- if gt (len (uniq $modes)) 1 -}}
+{{- $problems = append $problems (printf "tls.mode: %s, webhook.certManager.enabled: %v and webhook.selfRotate.enabled: %v ask for different TLS modes; set tls.mode only" $v.tls.mode $v.webhook.certManager.enabled $v.webhook.selfRotate.enabled) -}}
 {{- end -}}
 {{- if and (not $v.agent.digest) (eq (trim (toString $v.agent.tag)) "latest") -}}
 {{- $problems = append $problems "agent.tag: latest is refused; pin a version or a digest" -}}
@@ -34,11 +38,15 @@ schema is skipped). Included at the top of every template; runs once per render.
 
 {{- if and $v.webhook.certManager.enabled (not $v.webhook.certManager.issuerRef.name) -}}
 {{- $problems = append $problems "webhook.certManager.issuerRef.name is required when webhook.certManager.enabled is true" -}}
+{{- else if and (eq $v.tls.mode "certManager") (not $v.webhook.certManager.issuerRef.name) -}}
+{{- $problems = append $problems "webhook.certManager.issuerRef.name is required when tls.mode is certManager" -}}
 {{- end -}}
 
-{{- /* string-typed installation values that YAML may have read as numbers */ -}}
-{{- $examples := dict "fileMode" "0640" "watchSeconds" "30" "cpuRequest" "64Mi" "memoryRequest" "64Mi" "cpuLimit" "64Mi" "memoryLimit" "64Mi" "file-mode" "0640" "watch-seconds" "30" "agent-cpu-request" "64Mi" "agent-memory-request" "64Mi" "agent-cpu-limit" "64Mi" "agent-memory-limit" "64Mi" -}}
-{{- range $key := list "cpuRequest" "memoryRequest" "cpuLimit" "memoryLimit" "fileMode" "watchSeconds" -}}
+{{- /* string-typed installation values that YAML may have read as numbers: a file mode (0640 is
+read as 416) and memory quantities (64 would be 64 bytes). Watch seconds and CPU quantities take a
+whole number as well: there it is unambiguous. */ -}}
+{{- $examples := dict "fileMode" "0640" "memoryRequest" "64Mi" "memoryLimit" "64Mi" "file-mode" "0640" "agent-memory-request" "64Mi" "agent-memory-limit" "64Mi" -}}
+{{- range $key := list "memoryRequest" "memoryLimit" "fileMode" -}}
 {{- if include "dynamic-config.isNumber" (index $v.agent.defaults $key) -}}
 {{- $problems = append $problems (printf "agent.defaults.%s: quote it (%q), or YAML reads it as a number" $key (index $examples $key)) -}}
 {{- end -}}
@@ -46,7 +54,7 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- if kindIs "map" $v.agent.defaults.perStore -}}
 {{- range $store, $group := $v.agent.defaults.perStore -}}
 {{- if kindIs "map" $group -}}
-{{- range $knob := list "agent-cpu-request" "agent-memory-request" "agent-cpu-limit" "agent-memory-limit" "file-mode" "watch-seconds" -}}
+{{- range $knob := list "agent-memory-request" "agent-memory-limit" "file-mode" -}}
 {{- if include "dynamic-config.isNumber" (index $group $knob) -}}
 {{- $problems = append $problems (printf "agent.defaults.perStore.%s.%s: quote it (%q), or YAML reads it as a number" $store $knob (index $examples $knob)) -}}
 {{- end -}}
