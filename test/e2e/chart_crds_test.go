@@ -169,3 +169,44 @@ var chartCRDNames = []string{
 	"crd/certificates.cert-manager.io",
 	"crd/servicemonitors.monitoring.coreos.com",
 }
+
+// issuerCRD is a minimal cert-manager Issuer (cert-manager.io/v1), for the
+// kustomize self-signed overlay: written from cert-manager's documented API,
+// the issuer kinds the overlay uses (selfSigned, ca) typed, the others free-form.
+const issuerCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: issuers.cert-manager.io
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names: {plural: issuers, singular: issuer, kind: Issuer, listKind: IssuerList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          required: [spec]
+          properties:
+            spec:
+              type: object
+              properties:
+                selfSigned:
+                  type: object
+                  properties:
+                    crlDistributionPoints: {type: array, items: {type: string}}
+                ca:
+                  type: object
+                  required: [secretName]
+                  properties:
+                    secretName: {type: string}
+                    crlDistributionPoints: {type: array, items: {type: string}}
+                    ocspServers: {type: array, items: {type: string}}
+                    issuingCertificateURLs: {type: array, items: {type: string}}
+                acme: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                vault: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                venafi: {type: object, x-kubernetes-preserve-unknown-fields: true}
+            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`

@@ -37,6 +37,9 @@ var chartManifestSets = []manifestSet{
 	{name: "kubectl kustomize of the example overlay is accepted", kustomize: "deploy/kustomize/overlays/example"},
 	{name: "the chart's remote front door (frontdoor.remote) is accepted", rendered: "chart-remote.yaml"},
 	{name: "kubectl kustomize of the remote overlay is accepted", kustomize: "deploy/kustomize/overlays/remote"},
+	{name: "the chart in tls.mode selfRotate (every feature on) is accepted", rendered: "chart-self-rotate.yaml"},
+	{name: "kustomize build of the self-signed cert-manager overlay is accepted against the cert-manager CRDs", rendered: "kustomize-self-signed.yaml", crds: true},
+	{name: "kustomize build of the README's cert-manager recipe is accepted against the cert-manager CRDs", rendered: "kustomize-cert-manager.yaml", crds: true},
 }
 
 // TestTheChartAndKustomizeManifestsPassStrictServerValidation applies every
@@ -196,8 +199,8 @@ func createNamespaces(t *testing.T, objects []manifestObject) {
 // and no other test uses their kinds) and waits until they are served.
 func installChartCRDs(t *testing.T) {
 	t.Helper()
-	mustKubectl(t, []byte(chartCRDs), "apply", "--validate=strict", "-f", "-")
-	mustKubectl(t, nil, append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, chartCRDNames...)...)
+	mustKubectl(t, []byte(chartCRDs+"---\n"+issuerCRD), "apply", "--validate=strict", "-f", "-")
+	mustKubectl(t, nil, append([]string{"wait", "--for=condition=Established", "--timeout=60s", "crd/issuers.cert-manager.io"}, chartCRDNames...)...)
 }
 
 // strictServerDryRun is the check of issue 8.

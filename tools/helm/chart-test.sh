@@ -6,7 +6,8 @@
 # render          helm template (defaults; every feature on; the remote front door) and kustomize
 #                 build (base; the example and remote overlays) into RENDER_DIR: chart-default.yaml,
 #                 chart-all-features.yaml, chart-remote.yaml, kustomize-base.yaml,
-#                 kustomize-overlay.yaml, kustomize-remote.yaml (and chart-crd-features.yaml, the
+#                 kustomize-overlay.yaml, kustomize-remote.yaml, chart-self-rotate.yaml,
+#                 kustomize-self-signed.yaml, kustomize-cert-manager.yaml (and chart-crd-features.yaml, the
 #                 Certificates and ServiceMonitors, which need their CRDs). `make e2e`
 #                 validates them against its kube-apiserver (kubectl apply --dry-run=server
 #                 --validate=strict, test/e2e/chart_manifests_test.go).
@@ -43,6 +44,9 @@ do_render() {
   "$kustomize" build deploy/kustomize/overlays/example > "$render/kustomize-overlay.yaml"
   "$kustomize" build deploy/kustomize/overlays/remote > "$render/kustomize-remote.yaml"
   template "$render/chart-remote.yaml" -f "$values/remote-frontdoor.yaml"
+  template "$render/chart-self-rotate.yaml" -f "$values/all-features.yaml" --set tls.mode=selfRotate
+  "$kustomize" build deploy/kustomize/overlays/self-signed > "$render/kustomize-self-signed.yaml"
+  "$kustomize" build deploy/kustomize/overlays/cert-manager > "$render/kustomize-cert-manager.yaml"
   echo "chart-render: wrote $(cd "$render" && ls *.yaml | tr '\n' ' ')into $render"
 }
 
@@ -117,6 +121,40 @@ do_all() {
     done
     echo "kustomize: kubectl kustomize renders base and overlay the same"
   fi
+
+  echo "== helm warnings"
+  # Helm prints "warning: destination for … is a table. Ignoring non-table value" when a
+  # default of one type meets a value of another; the map forms and the number forms must
+  # render without any warning.
+  local i=0 args
+  for args in "--set agent.defaults.watchSeconds=30" "-f $values/seed-000-maps.yaml" \
+      "-f $values/all-features.yaml" "-f $values/crd-features.yaml" "--set tls.mode=selfRotate" \
+      "--set-json frontdoor.inherit.env={\"global\":false} --set-json webhook.sourceDeny={\"sandbox\":[\"git\"]}" \
+      "--set-json agent.defaults.perStore={\"git\":{\"watch-seconds\":120}} --set agent.defaults.cpuLimit=2"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    template "$work/warnings-$i.yaml" $args
+    if [[ -s "$work/warnings-$i.yaml.stderr" ]]; then
+      cat "$work/warnings-$i.yaml.stderr" >&2
+      fail "helm template $args wrote to stderr"
+    fi
+  done
+  echo "helm template: $i renders (numbers, map forms, every feature, selfRotate) without a warning"
+
+  echo "== kustomize cert-manager"
+  template "$work/cm-certificates.yaml" --set webhook.certManager.enabled=true \
+    --set webhook.certManager.issuerRef.name=dynamic-config-ca --set webhook.certManager.issuerRef.kind=Issuer \
+    --show-only templates/certificates.yaml
+  "$chartcheck" kustomize-base -f "$work/cm-certificates.yaml" > "$work/cm-certificates-expected.yaml"
+  "$chartcheck" same -a deploy/kustomize/components/cert-manager/certificates.yaml -b "$work/cm-certificates-expected.yaml" \
+    || fail "deploy/kustomize/components/cert-manager/certificates.yaml differs from the chart's webhook.certManager Certificates"
+  awk '/^<!-- recipe: overlays\/cert-manager\/kustomization.yaml -->$/ {on=1; next} on && /^```yaml$/ {copy=1; next} copy && /^```$/ {exit} copy' \
+    deploy/kustomize/README.md > "$work/recipe.yaml"
+  cmp -s "$work/recipe.yaml" deploy/kustomize/overlays/cert-manager/kustomization.yaml \
+    || fail "the README's cert-manager recipe differs from deploy/kustomize/overlays/cert-manager/kustomization.yaml"
+  grep -q "cert-manager.io/inject-ca-from: dynamic-config/dynamic-config-frontdoor" "$render/kustomize-self-signed.yaml" \
+    || fail "the self-signed overlay's webhook configuration lacks the CA-injection annotation"
+  echo "kustomize: the cert-manager component's Certificates equal the chart's; the README recipe is overlays/cert-manager"
 
   echo "== two doors"
   go build -o "$work/dynamic-config" ./cmd/dynamic-config
