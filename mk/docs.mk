@@ -5,8 +5,10 @@ CI_TARGETS += check-docs
 
 .PHONY: docs check-docs
 
-docs: ## regenerate docs/annotations.md from the annotation registry
+docs: ## regenerate docs/annotations.md from the annotation registry and the chart README's Parameters table from values.schema.json
 	$(GO) run ./cmd/docgen -out docs/annotations.md
+	$(GO) run ./cmd/chartdoc
 
-check-docs: ## fail when docs/annotations.md differs from what the registry generates
+check-docs: ## fail when docs/annotations.md or the chart README's Parameters table is stale
 	$(GO) run ./cmd/docgen -check -out docs/annotations.md
+	$(GO) run ./cmd/chartdoc -check
