@@ -80,7 +80,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		annotations["revision"] = d.InstallationRevision
 		d.AuditAnnotations = annotations
 	}
-	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)

@@ -166,6 +166,9 @@ func TestMutateInject(t *testing.T) {
 		if req.GetPurpose() != deciderv1.Purpose_PURPOSE_MUTATE {
 			t.Fatalf("purpose %v", req.GetPurpose())
 		}
+		if req.GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN {
+			t.Fatalf("view %v: the front door asks for the plan view only", req.GetView())
+		}
 		f := req.GetPod()
 		if _, ok := f.GetAnnotations()["team"]; ok || len(f.GetAnnotations()) != 5 {
 			t.Fatalf("annotations %v", f.GetAnnotations())
@@ -471,6 +474,9 @@ func TestValidate(t *testing.T) {
 			t.Fatal("no RPC")
 		}
 		f := fake.last().GetPod()
+		if fake.last().GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN {
+			t.Fatalf("view %v: the front door asks for the plan view only", fake.last().GetView())
+		}
 		if fake.last().GetPurpose() != deciderv1.Purpose_PURPOSE_VALIDATE || f.GetResourceKind() != deciderv1.ResourceKind_RESOURCE_KIND_DEPLOYMENT ||
 			len(f.GetAnnotations()) != 1 || f.GetAnnotations()["dynamic-config.rs/source"] != "consul" ||
 			strings.Join(f.GetWorkloadAnnotationKeys(), ",") != "dynamic-config.rs/inject" || f.GetContainers()[0].GetEnv()[0].GetName() != "A" {
