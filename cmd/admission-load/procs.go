@@ -26,7 +26,7 @@ type child struct {
 	tail *tailBuffer
 	// addrs are the addresses the child announced, by what ("listen",
 	// "metrics").
-	addrs map[string]string
+	addrs  map[string]string
 	exited chan struct{}
 }
 
