@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -85,6 +86,10 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(maxRecv),
+		// A fixed set of goroutines serves the streams: a Decide runs on a
+		// stack that has already grown, instead of growing a fresh one per
+		// call (runtime.newstack/copystack were ~6% of an admission).
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             keepaliveMinTime,
 			PermitWithoutStream: true,

@@ -56,12 +56,21 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	if kind == nil { // A2
 		return a.withoutRPC()
 	}
-	if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
+	if !facts.MayHavePrefixedAnnotation(a.req.Object) { // A3 without decoding
 		return a.withoutRPC()
 	}
+	// The object is decoded once: its annotations answer A3 when it
+	// decodes; when it does not, the lenient read of the annotations alone
+	// decides between A3 (allowed) and malformed, as A3 comes first.
 	obj, err := facts.Decode(a.req, kind, a.req.Object)
 	if err != nil {
+		if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
+			return a.withoutRPC()
+		}
 		return a.malformed(err)
+	}
+	if len(obj.Facts.GetAnnotations()) == 0 { // A3: a Pod's facts carry exactly its prefixed annotations
+		return a.withoutRPC()
 	}
 	a.routed(obj)
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE)

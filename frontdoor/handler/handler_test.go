@@ -113,6 +113,10 @@ func TestMutateWithoutRPC(t *testing.T) {
 		{"a review with a null object is allowed without an RPC", nullObject},
 		{"a Deployment on /mutate is allowed without an RPC", deployment},
 		{"an unreadable pod without a prefixed key is allowed without an RPC", podRequest("u", `{"metadata":{"annotations":{"x":"y"}},"spec":{"containers":"bad"}}`)},
+		{"a pod with the prefix only in a label is allowed without an RPC",
+			podRequest("u", `{"metadata":{"labels":{"dynamic-config.rs/inject":"true"},"annotations":{"x":"y"}},"spec":{"containers":[{"name":"app"}]}}`)},
+		{"an unreadable pod with the prefix only in a label is allowed without an RPC",
+			podRequest("u", `{"metadata":{"labels":{"dynamic-config.rs/inject":"true"}},"spec":{"containers":"bad"}}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
