@@ -37,11 +37,14 @@ func (s *state) output(validated bool) []decision.Render {
 }
 
 func (s *state) renderOutput(r *render, keys []int, validated bool) decision.Render {
-	values := make([]decision.ResolvedValue, len(keys))
-	for j, i := range keys {
-		values[j] = s.provenance(r, i, validated)
+	out := decision.Render{Name: r.name, Source: redact.URL(r.source), Validated: validated}
+	if s.withValues {
+		out.Values = make([]decision.ResolvedValue, len(keys))
+		for j, i := range keys {
+			out.Values[j] = s.provenance(r, i, validated)
+		}
 	}
-	return decision.Render{Name: r.name, Source: redact.URL(r.source), Values: values, Validated: validated}
+	return out
 }
 
 // provenance is one knob's ResolvedValue: value, tier, pin, override rung,
