@@ -62,7 +62,7 @@ func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 		"a patched answer with audit annotations and warnings": {UID: "u-1", Allowed: true, Patch: "W10=", PatchType: PatchTypeJSONPatch,
 			AuditAnnotations: map[string]string{"revision": "sha256:ab", "env-policy-rule-0": "would reject <A> & \"B\""},
 			Warnings:         []string{"first", "second <&>\n"}},
-		"a denial": {UID: "\xff", Status: &Status{Code: 400, Message: "dynamic-config.rs/watch-seconds is \"15s\": whole seconds\u2028", Reason: "DynamicConfigMalformed"}},
+		"a denial":                       {UID: "\xff", Status: &Status{Code: 400, Message: "dynamic-config.rs/watch-seconds is \"15s\": whole seconds\u2028", Reason: "DynamicConfigMalformed"}},
 		"empty collections are left out": {UID: "u", AuditAnnotations: map[string]string{}, Warnings: []string{}},
 		"no response":                    nil,
 	}
