@@ -259,10 +259,11 @@ func containerPath(i int32) string {
 	return pathContainers + "/" + strconv.Itoa(int(i))
 }
 
-func stringList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// stringList is a string array value: written as a JSON array (never
+// null), without copying the strings into []any.
+func stringList(ss []string) []string {
+	if ss == nil {
+		return []string{}
 	}
-	return out
+	return ss
 }
