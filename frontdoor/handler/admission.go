@@ -322,7 +322,7 @@ func (a *admission) failed(f *failure) *review.Response {
 		a.h.metrics.Refusal(label)
 	}
 	a.warnings = len(resp.Warnings)
-	a.done(slog.LevelWarn, "grpc_code", f.code, "detail", detail)
+	a.done(slog.LevelWarn, slog.String("grpc_code", f.code), slog.String("detail", detail))
 	return resp
 }
 
@@ -352,31 +352,33 @@ func (a *admission) withoutRPC() *review.Response {
 
 // done counts the admission and writes its one log line (spec 07 §4):
 // keys, slugs, check ids and counts only — never values or messages.
-func (a *admission) done(level slog.Level, extra ...any) {
+func (a *admission) done(level slog.Level, extra ...slog.Attr) {
 	elapsed := time.Since(a.start)
 	a.h.metrics.Admission(a.webhook, a.outcome, elapsed)
-	if !a.h.log.Enabled(context.Background(), level) {
+	ctx := context.Background()
+	if !a.h.log.Enabled(ctx, level) {
 		return
 	}
-	attrs := []any{
-		"webhook", a.webhook,
-		"uid", a.req.UID,
-		"kind", a.kind,
-		"namespace", a.namespace,
-		"name", a.name,
-		"operation", a.req.Operation,
-		"dry_run", a.req.IsDryRun(),
-		"outcome", a.outcome,
-		"reason", a.reason,
-		"check", a.check,
-		"decision_id", a.decisionID,
-		"revision", a.revision,
-		"duration_ms", millis(elapsed),
-		"rpc_ms", millis(a.rpc),
-		"patch_ops", a.patchOps,
-		"warnings", a.warnings,
-	}
-	a.h.log.Log(context.Background(), level, "admission", append(attrs, extra...)...)
+	attrs := make([]slog.Attr, 0, 16+len(extra))
+	attrs = append(attrs,
+		slog.String("webhook", a.webhook),
+		slog.String("uid", a.req.UID),
+		slog.String("kind", a.kind),
+		slog.String("namespace", a.namespace),
+		slog.String("name", a.name),
+		slog.String("operation", a.req.Operation),
+		slog.Bool("dry_run", a.req.IsDryRun()),
+		slog.String("outcome", a.outcome),
+		slog.String("reason", a.reason),
+		slog.String("check", a.check),
+		slog.String("decision_id", a.decisionID),
+		slog.String("revision", a.revision),
+		slog.Float64("duration_ms", millis(elapsed)),
+		slog.Float64("rpc_ms", millis(a.rpc)),
+		slog.Int("patch_ops", a.patchOps),
+		slog.Int("warnings", a.warnings),
+	)
+	a.h.log.LogAttrs(ctx, level, "admission", append(attrs, extra...)...)
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
