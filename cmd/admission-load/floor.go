@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -97,7 +98,10 @@ func grpcFloor([]string) int {
 		fmt.Fprintln(os.Stderr, "grpc-floor:", err)
 		return 2
 	}
-	srv := grpc.NewServer()
+	// The decider's transport settings (decider/server), so the floor is
+	// what a hop costs the product on this machine.
+	srv := grpc.NewServer(grpc.InitialWindowSize(1<<20), grpc.InitialConnWindowSize(1<<20),
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))))
 	healthpb.RegisterHealthServer(srv, health.NewServer())
 	stopOnSignal(srv.Stop)
 	fmt.Println(listeningPrefix + lis.Addr().String())

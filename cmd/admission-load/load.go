@@ -175,7 +175,9 @@ func httpsCaller(url string, tlsConfig *tls.Config, reqs []request, workers int)
 // grpcCaller calls the health service's Check over one connection, as the
 // front door shares one connection to the decider.
 func grpcCaller(addr string) (call, io.Closer, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// The front door's transport settings (frontdoor/client).
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(1<<20), grpc.WithInitialConnWindowSize(1<<20))
 	if err != nil {
 		return nil, nil, err
 	}
