@@ -227,7 +227,7 @@ func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Re
 }
 
 func (a *admission) patch(plan *deciderv1.MutationPlan, obj *facts.Object) (*patch.Patch, error) {
-	target, err := obj.PatchTarget()
+	target, err := obj.PatchTargetFor(plan)
 	if err != nil {
 		return nil, err
 	}
