@@ -24,6 +24,8 @@ func DecisionToProtoView(d *decision.Decision, view deciderv1.DecisionView) *dec
 		AuditAnnotations:     d.AuditAnnotations,
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
+		Cluster:              d.Cluster,
+		Caller:               d.Caller,
 	}
 	if n := len(d.Refusals); n > 0 {
 		out.Refusals = make([]*deciderv1.Refusal, n)

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -56,14 +55,13 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Target == "" {
 		return nil, errors.New("decider client: the target is empty")
 	}
-	opts := []grpc.DialOption{
+	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, PermitWithoutStream: true}),
 		// Fixed flow-control windows turn off the BDP estimator, whose pings
 		// otherwise cross the connection with almost every call.
 		grpc.WithInitialWindowSize(flowWindow),
 		grpc.WithInitialConnWindowSize(flowWindow),
-	}
+	}, wanOptions()...)
 
 	loopback := isLoopbackTarget(cfg.Target)
 	if cfg.Plaintext {

@@ -140,7 +140,7 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	// The answer is built from the plan view: no provenance, gate rulings or
 	// env-policy results cross the wire on the admission path (06 §2.1, view).
 	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{
-		Purpose: purpose, Pod: a.facts, View: deciderv1.DecisionView_DECISION_VIEW_PLAN})
+		Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster, View: deciderv1.DecisionView_DECISION_VIEW_PLAN})
 	a.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rpc)

@@ -33,7 +33,11 @@ type DecisionRequest struct {
 	Pod *PodFacts `protobuf:"bytes,2,opt,name=pod,proto3" json:"pod,omitempty"`
 	// view says which fields of the decision are sent back; unset means DECISION_VIEW_FULL. The
 	// front door asks for DECISION_VIEW_PLAN.
-	View          DecisionView `protobuf:"varint,3,opt,name=view,proto3,enum=dynamicconfig.decider.v1.DecisionView" json:"view,omitempty"`
+	View DecisionView `protobuf:"varint,3,opt,name=view,proto3,enum=dynamicconfig.decider.v1.DecisionView" json:"view,omitempty"`
+	// cluster names the cluster the object is admitted in, as the calling front door is configured
+	// (--cluster-name); empty means the decider's own cluster. With a callers file the decider
+	// answers only when the authenticated caller may speak for this cluster.
+	Cluster       string `protobuf:"bytes,4,opt,name=cluster,proto3" json:"cluster,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +91,13 @@ func (x *DecisionRequest) GetView() DecisionView {
 		return x.View
 	}
 	return DecisionView_DECISION_VIEW_UNSPECIFIED
+}
+
+func (x *DecisionRequest) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
 }
 
 // DecisionResponse carries the decider's answer.
@@ -322,11 +333,12 @@ var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescrip
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc0\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
 	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
-	"\x04view\x18\x03 \x01(\x0e2&.dynamicconfig.decider.v1.DecisionViewR\x04view\"R\n" +
+	"\x04view\x18\x03 \x01(\x0e2&.dynamicconfig.decider.v1.DecisionViewR\x04view\x12\x18\n" +
+	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
 	"\x16GetInstallationRequest\"\xf5\x04\n" +

@@ -30,8 +30,9 @@ const (
 	// field (grpcurl, older clients) keeps seeing everything.
 	DecisionView_DECISION_VIEW_UNSPECIFIED DecisionView = 0
 	// DECISION_VIEW_PLAN carries what an admission answer is built from: decision_id, outcome,
-	// skip_reason, refusals, warnings, audit_annotations, plan and installation_revision. renders,
-	// gates and env_policy_results are left empty. The front door asks for this view.
+	// skip_reason, refusals, warnings, audit_annotations, plan, installation_revision, cluster and
+	// caller. renders, gates and env_policy_results are left empty. The front door asks for this
+	// view.
 	DecisionView_DECISION_VIEW_PLAN DecisionView = 1
 	// DECISION_VIEW_FULL carries every field, including the renders with per-value provenance, the
 	// gate rulings and the environment-variable policy results (grpcurl, explain, debugging).
