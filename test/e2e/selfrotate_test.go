@@ -63,30 +63,7 @@ func TestSelfRotateMintsTheCAAndTheAPIServerTrustsIt(t *testing.T) {
 	}
 
 	a := start("frontdoor-a", portA)
-	var secret corev1.Secret
-	if err := eventually("the CA Secret is minted", productReadyTimeout, 250*time.Millisecond, aliveCheck(a, func() error {
-		r := kubectl(nil, "get", "secret", selfRotateSecret, "-n", ns, "-o", "json")
-		if r.err != nil {
-			return r.err
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &secret); err != nil {
-			return err
-		}
-		for _, k := range []string{"ca.crt", "ca.key", "ca-bundle.crt"} {
-			if len(secret.Data[k]) == 0 {
-				return fmt.Errorf("the Secret has no %s yet", k)
-			}
-		}
-		return nil
-	})); err != nil {
-		t.Fatalf("%v\n%s", err, a.logTail(20))
-	}
-	bundle := secret.Data["ca-bundle.crt"]
-	if err := eventually("both webhook configurations carry the bundle", productReadyTimeout, 250*time.Millisecond, func() error {
-		return wantCABundles(mutating, validating, bundle)
-	}); err != nil {
-		t.Fatalf("%v\n%s", err, a.logTail(20))
-	}
+	bundle := waitForMintedCA(t, a, ns, selfRotateSecret, mutating, validating)
 	waitFrontDoorReady(t, a, frontDoor{url: urlA, caPEM: bundle})
 
 	b := start("frontdoor-b", portB)
@@ -113,6 +90,37 @@ func TestSelfRotateMintsTheCAAndTheAPIServerTrustsIt(t *testing.T) {
 		}
 		wantAdmitted(t, applyJSON(t, pod(ns, "consul-again", seedPods[0].annotations)))
 	})
+}
+
+// waitForMintedCA waits until front door p has filled the CA Secret and
+// written its bundle into both webhook configurations, and returns the bundle.
+func waitForMintedCA(t *testing.T, p *process, ns, secretName, mutating, validating string) []byte {
+	t.Helper()
+	var secret corev1.Secret
+	if err := eventually("the CA Secret is minted", productReadyTimeout, 250*time.Millisecond, aliveCheck(p, func() error {
+		r := kubectl(nil, "get", "secret", secretName, "-n", ns, "-o", "json")
+		if r.err != nil {
+			return r.err
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &secret); err != nil {
+			return err
+		}
+		for _, k := range []string{"ca.crt", "ca.key", "ca-bundle.crt"} {
+			if len(secret.Data[k]) == 0 {
+				return fmt.Errorf("the Secret has no %s yet", k)
+			}
+		}
+		return nil
+	})); err != nil {
+		t.Fatalf("%v\n%s", err, p.logTail(20))
+	}
+	bundle := secret.Data["ca-bundle.crt"]
+	if err := eventually("both webhook configurations carry the bundle", productReadyTimeout, 250*time.Millisecond, func() error {
+		return wantCABundles(mutating, validating, bundle)
+	}); err != nil {
+		t.Fatalf("%v\n%s", err, p.logTail(20))
+	}
+	return bundle
 }
 
 // registerWithoutCABundle registers /mutate of both replicas (two webhooks)
