@@ -16,6 +16,7 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 		AuditAnnotations:     d.GetAuditAnnotations(),
 		Plan:                 planFromProto(d.GetPlan()),
 		InstallationRevision: d.GetInstallationRevision(),
+		ClassesRevision:      d.GetClassesRevision(),
 	}
 	for _, r := range d.GetRefusals() {
 		out.Refusals = append(out.Refusals, decision.Refusal{
@@ -51,6 +52,7 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 				DocumentPath:  v.GetDocumentPath(),
 				Store:         v.GetStore(),
 				Note:          v.GetNote(),
+				Class:         v.GetClass(),
 			})
 		}
 		out.Renders = append(out.Renders, render)

@@ -16,6 +16,7 @@ func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
 		AuditAnnotations:     d.AuditAnnotations,
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
+		ClassesRevision:      d.ClassesRevision,
 	}
 	if n := len(d.Refusals); n > 0 {
 		out.Refusals = make([]*deciderv1.Refusal, n)
@@ -98,6 +99,7 @@ func renderToProto(r *decision.Render) *deciderv1.Render {
 			pv.DocumentPath = v.DocumentPath
 			pv.Store = v.Store
 			pv.Note = v.Note
+			pv.Class = v.Class
 			out.Values[i] = pv
 		}
 	}
