@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -42,6 +43,7 @@ type deciderFlags struct {
 	reloadInterval time.Duration
 	maxRecvBytes   int64
 	shutdownGrace  time.Duration
+	classes        classesSetup
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -58,6 +60,9 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
+	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
+	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -108,6 +113,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.addr,
+		classes:        f.classes,
 		server: server.Config{
 			TLS:          tlsConfig,
 			TokenFile:    f.authTokenFile,
@@ -200,12 +206,14 @@ type deciderSetup struct {
 	installation   installation.Options
 	reloadInterval time.Duration
 	addr           string
-	server         server.Config // Logger and Metrics are filled in
+	classes        classesSetup
+	server         server.Config // Logger, Metrics and ClassesSynced are filled in
 }
 
 // runningDecider is a decider that loaded its installation and listens.
 type runningDecider struct {
 	store   *installation.Store
+	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
 	addr    net.Addr
@@ -227,7 +235,22 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	store := installation.NewStore(inst)
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
-	srv, err := server.New(cfg, store, service.New(store, setup.logger, m))
+	var srv *server.Server
+	refresh := make(chan struct{})
+	cs, err := startClasses(ctx, setup.classes, inst, setup.registry, setup.logger, func() {
+		<-refresh // server.New returned
+		if srv != nil {
+			srv.RefreshHealth()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cs != nil {
+		cfg.ClassesSynced = cs.Synced
+	}
+	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithClasses(cs))
+	close(refresh)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
@@ -237,7 +260,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
-	d := &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
+	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)
