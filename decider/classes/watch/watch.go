@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -118,7 +117,14 @@ func (w *Watcher) Run(ctx context.Context) {
 // watchBroke logs a broken watch; the informer keeps its last synced objects
 // and retries, so the set in force stays.
 func (w *Watcher) watchBroke(r *cache.Reflector, err error) {
-	w.cfg.Logger.Warn("classes watch broke; the last synced classes stay in force", "resource", r.TypeDescription(), "error", err.Error())
+	w.mu.Lock()
+	synced := w.synced
+	w.mu.Unlock()
+	msg := "classes watch broke; the last synced classes stay in force"
+	if !synced {
+		msg = "classes watch failed before the first sync; the decider is not ready until both kinds sync"
+	}
+	w.cfg.Logger.Warn(msg, "resource", r.TypeDescription(), "error", err.Error())
 	w.cfg.Metrics.Synced(false)
 }
 
@@ -170,7 +176,3 @@ func (w *Watcher) warn(u *unstructured.Unstructured, problems []string) {
 	w.cfg.Logger.Warn("class ignored: it does not validate", "kind", u.GetKind(), "namespace", u.GetNamespace(),
 		"name", u.GetName(), "problems", problems)
 }
-
-// SyncTimeout is how long a caller may wait for the first sync before it
-// reports the decider as not ready in its logs.
-const SyncTimeout = 30 * time.Second
