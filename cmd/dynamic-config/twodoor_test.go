@@ -147,8 +147,8 @@ func discoverCases(t *testing.T) []goldenCase {
 type clusterDoor struct {
 	store   *installation.Store
 	classes *classes.Store // TurnOff for a case without classes.yaml
-	url    string
-	client *http.Client
+	url     string
+	client  *http.Client
 }
 
 func startClusterDoor(tb testing.TB) *clusterDoor {
@@ -210,8 +210,8 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	return &clusterDoor{
 		classes: cs,
 		store:   store,
-		url:    "https://" + hlis.Addr().String(),
-		client: &http.Client{Timeout: 10 * time.Second, Transport: transport},
+		url:     "https://" + hlis.Addr().String(),
+		client:  &http.Client{Timeout: 10 * time.Second, Transport: transport},
 	}
 }
 
