@@ -61,7 +61,10 @@ func TestClassesAreWatchedThroughTheAPIServer(t *testing.T) {
 	addr, metricsAddr := "127.0.0.1:"+strconv.Itoa(ports[0]), "127.0.0.1:"+strconv.Itoa(ports[1])
 	readyz := "http://" + metricsAddr + "/readyz"
 
-	// The decider starts before the CRDs exist: its informers cannot sync.
+	// The decider starts before the CRDs exist (another test may have
+	// installed them: they are removed first), so its informers cannot sync.
+	mustKubectl(t, nil, "delete", "--ignore-not-found", "--wait", "--timeout", "60s",
+		"crd/dynamicconfigclasses.dynamic-config.rs", "crd/clusterdynamicconfigclasses.dynamic-config.rs")
 	d := mustStart(t, "decider", filepath.Join(dir, "decider.log"), nil, theCluster.product, "decider",
 		"--addr", addr, "--metrics-addr", metricsAddr, "--plaintext", "--installation", installation,
 		"--classes", "--kubeconfig", theCluster.kubeconfig)
@@ -86,9 +89,7 @@ func TestClassesAreWatchedThroughTheAPIServer(t *testing.T) {
 		}
 	})
 
-	mustKubectl(t, nil, "apply", "-f", classCRDDir)
-	mustKubectl(t, nil, "wait", "--for", "condition=Established", "--timeout", "60s",
-		"crd/dynamicconfigclasses.dynamic-config.rs", "crd/clusterdynamicconfigclasses.dynamic-config.rs")
+	installClassCRDs(t)
 
 	t.Run("the CRD schemas refuse invalid classes with their messages", func(t *testing.T) {
 		for _, tc := range []struct {
