@@ -167,6 +167,10 @@ type Decision struct {
 	// ClassesRevision is the class set's revision when the decision
 	// consulted classes (spec 08 §2), "" otherwise.
 	ClassesRevision string
+	// Cluster and Caller are filled in by the service: the cluster decided
+	// for and the authenticated caller's name (docs/multi-cluster.md).
+	Cluster string
+	Caller  string
 }
 
 // Refusal is one refusal.

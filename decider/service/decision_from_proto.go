@@ -17,6 +17,8 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 		Plan:                 planFromProto(d.GetPlan()),
 		InstallationRevision: d.GetInstallationRevision(),
 		ClassesRevision:      d.GetClassesRevision(),
+		Cluster:              d.GetCluster(),
+		Caller:               d.GetCaller(),
 	}
 	for _, r := range d.GetRefusals() {
 		out.Refusals = append(out.Refusals, decision.Refusal{

@@ -17,6 +17,8 @@ func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
 		ClassesRevision:      d.ClassesRevision,
+		Cluster:              d.Cluster,
+		Caller:               d.Caller,
 	}
 	if n := len(d.Refusals); n > 0 {
 		out.Refusals = make([]*deciderv1.Refusal, n)
