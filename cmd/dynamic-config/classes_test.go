@@ -193,3 +193,22 @@ func gaugeOf(t *testing.T, reg *prometheus.Registry, name string) prometheus.Gau
 	t.Fatalf("no gauge %s", name)
 	return nil
 }
+
+// TestServeReadsAClassesFile: serve's decider holds the file's classes.
+func TestServeReadsAClassesFile(t *testing.T) {
+	addrs := foundationServe(t, "--classes-file", doneWhenClasses)
+	c, err := client.New(client.Config{Target: addrs["decider"], Plaintext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	inst, err := c.GetInstallation(ctx, &deciderv1.GetInstallationRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inst.GetClasses()) != 2 || inst.GetClasses()[1].GetName() != "team-vault" {
+		t.Errorf("serve's decider holds %v", inst.GetClasses())
+	}
+}
