@@ -47,6 +47,7 @@ type deciderFlags struct {
 	maxRecvBytes   int64
 	shutdownGrace  time.Duration
 	classes        classesSetup
+	pprof          bool
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -68,6 +69,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
 	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
 	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
+	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -89,6 +91,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if !allPositive(stderr, "decider",
 		durationFlag("reload-interval", f.reloadInterval),
 		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
 		return exitUsage
 	}
 	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
@@ -150,8 +156,8 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
 			return exitUsage
 		}
-		metricsErr = serveHTTP(opsCtx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
-		logger.Info("metrics listening", "addr", lis.Addr().String())
+		metricsErr = serveHTTP(opsCtx, lis, opsHandler(server.MetricsHandler(reg, d.server.Ready), f.pprof), logger, f.shutdownGrace)
+		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
 	select {

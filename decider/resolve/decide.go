@@ -47,16 +47,40 @@ func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *dec
 	if f.Purpose == decision.PurposeValidate {
 		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
 	}
-	return mutate(inst, cls, f)
+	return mutate(inst, cls, f, true)
 }
 
-// mutate is the mutating path.
-func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+// DecidePlan is Decide without the per-value provenance: the renders carry
+// their name, source and agent containers but no values. Everything else —
+// outcome, refusals, warnings, audit annotations, plan, gates — is
+// Decide's. It answers DECISION_VIEW_PLAN (spec 06 §2.1, docs/spec-changes.md),
+// which never sends the values, so they are not computed.
+func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	return DecidePlanWithClasses(inst, nil, f)
+}
+
+// DecidePlanWithClasses is DecidePlan with a class set (nil: classes off).
+func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	if inst == nil {
+		inst = installation.Empty()
+	}
+	if f == nil {
+		f = &decision.Facts{}
+	}
+	if f.Purpose == decision.PurposeValidate {
+		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+	}
+	return mutate(inst, cls, f, false)
+}
+
+// mutate is the mutating path; withValues says whether the renders carry
+// their values.
+func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
 	d := decision.Decision{
 		InstallationRevision: inst.Revision,
 		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
 	}
-	s := &state{inst: inst, f: f, classes: cls}
+	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
 
 	// B1: no prefixed annotation.
 	if !hasPrefixed(f.Annotations) {

@@ -31,8 +31,10 @@ type Service struct {
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
 	cluster string
-	// decide is the pure resolver (resolve.DecideWithClasses).
-	decide func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
+	// decide is the pure resolver (resolve.DecideWithClasses); decidePlan
+	// answers the plan view without computing the values it would not send
+	// (resolve.DecidePlanWithClasses).
+	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -43,7 +45,7 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, logger: logger, metrics: m, decide: resolve.DecideWithClasses}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.DecideWithClasses, decidePlan: resolve.DecidePlanWithClasses}
 }
 
 // WithClasses turns classes on with the set cs holds (spec 08 §2): while cs
@@ -86,7 +88,11 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
 		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
 	}
-	d := s.decide(inst, cls, facts)
+	decide := s.decide
+	if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
+		decide = s.decidePlan
+	}
+	d := decide(inst, cls, facts)
 	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
@@ -107,7 +113,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		}
 		d.AuditAnnotations = annotations
 	}
-	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
