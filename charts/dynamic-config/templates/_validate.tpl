@@ -10,9 +10,6 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- $problems := list -}}
 {{- $v := .Values -}}
 
-{{- if $v.webhook.classes.enabled -}}
-{{- $problems = append $problems "webhook.classes.enabled: classes are not available in this version" -}}
-{{- end -}}
 {{- $modes := list -}}
 {{- if ne $v.tls.mode "selfSigned" -}}{{- $modes = append $modes $v.tls.mode -}}{{- end -}}
 {{- if $v.webhook.certManager.enabled -}}{{- $modes = append $modes "certManager" -}}{{- end -}}
