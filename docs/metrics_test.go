@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
