@@ -62,7 +62,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
-	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
+	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port>, decider=<host:port> (and metrics=<host:port> with --metrics-addr) lines to FILE")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
 }
@@ -167,6 +167,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	var metricsErr <-chan error
+	metricsAddr := ""
 	if f.metricsAddr != "" {
 		mlis, err := net.Listen("tcp", f.metricsAddr)
 		if err != nil {
@@ -174,8 +175,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "serve: metrics listener: %v\n", err)
 			return exitUsage
 		}
+		// The bound address: with port 0 only it says where to scrape.
+		metricsAddr = mlis.Addr().String()
 		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
 		metricsErr = serveHTTP(ctx, mlis, server.MetricsHandler(reg, ready), logger, serveShutdownGrace)
+		logger.Info("metrics listening", "addr", metricsAddr)
 	}
 
 	scheme := "http"
@@ -185,13 +189,20 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	frontdoorURL := scheme + "://" + lis.Addr().String()
 	if f.addrFile != "" {
 		content := "frontdoor=" + frontdoorURL + "\ndecider=" + d.addr.String() + "\n"
+		if metricsAddr != "" {
+			content += "metrics=" + metricsAddr + "\n"
+		}
 		if err := writeFileAtomic(f.addrFile, []byte(content)); err != nil {
 			lis.Close()
 			fmt.Fprintf(stderr, "serve: --addr-file: %v\n", err)
 			return exitUsage
 		}
 	}
-	logger.Info("serving", "frontdoor", frontdoorURL, "decider", d.addr.String(), "revision", d.store.Current().Revision)
+	serving := []any{"frontdoor", frontdoorURL, "decider", d.addr.String()}
+	if metricsAddr != "" {
+		serving = append(serving, "metrics", metricsAddr)
+	}
+	logger.Info("serving", append(serving, "revision", d.store.Current().Revision)...)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ctx, lis) }()

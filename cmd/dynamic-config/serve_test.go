@@ -280,3 +280,52 @@ func TestServeLoopbackAddresses(t *testing.T) {
 		})
 	}
 }
+
+func TestServeReportsTheMetricsPortItBound(t *testing.T) {
+	withFoundationEnv(t, nil)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	stderr := &foundationStderr{}
+	go func() {
+		done <- serveMain(ctx, []string{"--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
+			"--metrics-addr", "127.0.0.1:0", "--addr-file", addrFile, "--log-format", "text"}, stderr)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	var entries map[string]string
+	for deadline := time.Now().Add(10 * time.Second); entries == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(addrFile); err == nil {
+			entries = map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				entries[k] = v
+			}
+		}
+	}
+	metricsAddr := entries["metrics"]
+	t.Run("the addr file names the bound metrics address", func(t *testing.T) {
+		if !strings.HasPrefix(metricsAddr, "127.0.0.1:") || strings.HasSuffix(metricsAddr, ":0") {
+			t.Fatalf("addr file %v: want metrics=127.0.0.1:<port>", entries)
+		}
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /metrics at the written address: %s", resp.Status)
+		}
+	})
+	t.Run("the log names the bound metrics address", func(t *testing.T) {
+		if !strings.Contains(stderr.String(), "metrics="+metricsAddr) {
+			t.Errorf("no log line names metrics=%s:\n%s", metricsAddr, stderr.String())
+		}
+	})
+}
