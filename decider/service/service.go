@@ -20,6 +20,14 @@ import (
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
+// The audit annotation keys every decision carries (spec 03 §5).
+const (
+	// AuditRevision is the revision of the installation that decided.
+	AuditRevision = "revision"
+	// AuditDecisionID is the decision id, as in the decider's decision log line.
+	AuditDecisionID = "decision-id"
+)
+
 // Service implements deciderv1.DeciderServiceServer.
 type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
@@ -72,14 +80,17 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
 	}
-	if d.AuditAnnotations["revision"] == "" {
-		annotations := make(map[string]string, len(d.AuditAnnotations)+1)
-		for k, v := range d.AuditAnnotations {
-			annotations[k] = v
-		}
-		annotations["revision"] = d.InstallationRevision
-		d.AuditAnnotations = annotations
+	// Every answer names the installation that decided and the decision, so
+	// an audit-log line leads straight to the decision's log line.
+	annotations := make(map[string]string, len(d.AuditAnnotations)+2)
+	for k, v := range d.AuditAnnotations {
+		annotations[k] = v
 	}
+	if annotations[AuditRevision] == "" {
+		annotations[AuditRevision] = d.InstallationRevision
+	}
+	annotations[AuditDecisionID] = id
+	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
 
 	elapsed := time.Since(start)

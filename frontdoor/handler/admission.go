@@ -227,9 +227,13 @@ func auditAnnotations(d *deciderv1.Decision) map[string]string {
 	for k, v := range d.GetAuditAnnotations() {
 		out[k] = v
 	}
-	// Every decided answer names the installation that decided (03 §5).
-	if _, ok := out["revision"]; !ok && d.GetInstallationRevision() != "" {
-		out["revision"] = d.GetInstallationRevision()
+	// Every decided answer names the installation that decided and the
+	// decision (03 §5), so an audit-log line leads to the decision log line.
+	if _, ok := out[auditRevision]; !ok && d.GetInstallationRevision() != "" {
+		out[auditRevision] = d.GetInstallationRevision()
+	}
+	if _, ok := out[auditDecisionID]; !ok && d.GetDecisionId() != "" {
+		out[auditDecisionID] = d.GetDecisionId()
 	}
 	if len(out) == 0 {
 		return nil
@@ -268,6 +272,8 @@ const (
 	slugDeciderUnavailable  = "DynamicConfigDeciderUnavailable"
 	slugInternal            = "DynamicConfigInternal"
 	auditDeciderUnavailable = "decider-unavailable"
+	auditRevision           = "revision"
+	auditDecisionID         = "decision-id"
 	unusableAnswer          = "unusable-answer"
 	detailInternal          = "internal error"
 	maxDetail               = 200

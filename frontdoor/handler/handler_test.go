@@ -254,7 +254,7 @@ func TestRefusalIsAlwaysDenied(t *testing.T) {
 			h := New(Config{Decider: client, OnDeciderError: flag})
 			_, body := answer(t, h, PathMutate, requestReview(t, podRequest("u", example1Pod)))
 			want := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,` +
-				`"auditAnnotations":{"revision":"` + revision + `"},"status":{"code":400,` +
+				`"auditAnnotations":{"decision-id":"d-2","revision":"` + revision + `"},"status":{"code":400,` +
 				`"message":"dynamic-config.rs/watch-seconds is \"5\", but the installation pins it to \"30\"","reason":"DynamicConfigPinned"},` +
 				`"uid":"u","warnings":["collected before"]}}`
 			if body != want {
