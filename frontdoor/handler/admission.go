@@ -241,6 +241,9 @@ func auditAnnotations(d *deciderv1.Decision) map[string]string {
 	return out
 }
 
+// warnings are the decision's warnings, fitted to the API server's limits
+// (each ≤ 256 bytes, all ≤ 4096 bytes): the decision keeps them whole for
+// explain and the log; the answer carries what the API server passes on.
 func warnings(d *deciderv1.Decision) []string {
 	if len(d.GetWarnings()) == 0 {
 		return nil
@@ -249,7 +252,7 @@ func warnings(d *deciderv1.Decision) []string {
 	for i, w := range d.GetWarnings() {
 		out[i] = w.GetMessage()
 	}
-	return out
+	return review.FitWarnings(out)
 }
 
 func refusalLabel(r *deciderv1.Refusal) string {
@@ -287,12 +290,13 @@ func (a *admission) failed(f *failure) *review.Response {
 		what = "this " + a.kind + " could not be checked against the environment-variable policy"
 	}
 	detail := cut(redactURL(f.detail), maxDetail)
-	var cause string
-	if f.code != "" {
-		cause = fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
-	} else {
-		cause = fmt.Sprintf("the decider's answer could not be used (%s)", detail)
+	causeOf := func(detail string) string {
+		if f.code != "" {
+			return fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
+		}
+		return fmt.Sprintf("the decider's answer could not be used (%s)", detail)
 	}
+	cause := causeOf(detail)
 	a.reason, a.check, a.patchOps = "", "", 0
 	resp := &review.Response{UID: a.req.UID}
 	if a.h.allowOnError[a.webhook] {
@@ -301,7 +305,16 @@ func (a *admission) failed(f *failure) *review.Response {
 			code = unusableAnswer
 		}
 		resp.Allowed = true
-		resp.Warnings = []string{fmt.Sprintf("dynamic-config.rs: %s; admitted without a decision because this front door is set to %s=allow", cause, flag)}
+		warning := func(detail string) string {
+			return fmt.Sprintf("dynamic-config.rs: %s; admitted without a decision because this front door is set to %s=allow", causeOf(detail), flag)
+		}
+		w := warning(detail)
+		if over := len(w) - review.MaxWarningBytes; over > 0 {
+			// The detail gives way, so that the warning still says why the
+			// pod was admitted and which flag did it (API server limits).
+			w = warning(cutBytes(detail, len(detail)-over-len("…")) + "…")
+		}
+		resp.Warnings = []string{w}
 		resp.AuditAnnotations = map[string]string{auditDeciderUnavailable: code}
 		a.outcome = metrics.OutcomeDeciderErrorAllowed
 	} else {
