@@ -22,6 +22,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // frontdoorFlags are the flags of `dynamic-config frontdoor` (spec 07 §1.2).
@@ -63,7 +64,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send (re-read on change)")
 	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
-	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
+	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit; the gRPC message limits to the decider are twice it (set the decider's alike)")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
 }
@@ -97,9 +98,13 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if !allPositive(stderr, "frontdoor",
 		durationFlag("decider-timeout", f.deciderTimeout),
-		countFlag("max-request-bytes", f.maxRequestBytes),
 		durationFlag("cert-reload-interval", f.certReloadInterval),
 		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
+
+	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return exitUsage
 	}
 
@@ -134,6 +139,9 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		ClientKeyFile:  f.deciderClientKey,
 		ServerName:     f.deciderServerName,
 		TokenFile:      f.deciderTokenFile,
+		// One budget with the decider, which derives it from its own
+		// --max-request-bytes (set both alike; the chart does).
+		MaxMessageBytes: msgbudget.Bytes(f.maxRequestBytes),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())

@@ -51,7 +51,7 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			name: "a negative request limit from the environment is refused, naming the flag",
 			args: []string{"--decider-target", "127.0.0.1:9090"},
 			env:  map[string]string{"DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES": "-1"},
-			want: "frontdoor: --max-request-bytes is -1: it must be positive\n",
+			want: "frontdoor: --max-request-bytes is -1: between 1 and 1073741823\n",
 		},
 		{
 			name: "without a certificate and without plaintext the front door does not start",

@@ -23,6 +23,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // defaultInstallation is serve's embedded installation document (spec 02 §1).
@@ -48,6 +49,7 @@ type serveFlags struct {
 	tlsCert, tlsKey        string
 	tlsGenerate            string
 	addrFile               string
+	maxRequestBytes        int64
 	onDeciderError         string
 	onDeciderErrorValidate string
 }
@@ -63,6 +65,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port>, decider=<host:port> (and metrics=<host:port> with --metrics-addr) lines to FILE")
+	fs.int64Var(&s.maxRequestBytes, "max-request-bytes", "", msgbudget.DefaultMaxRequestBytes, "AdmissionReview body limit; both components hold the gRPC messages between them to twice it")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
 }
@@ -97,6 +100,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
 		return exitUsage
 	}
+	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	budget := msgbudget.Bytes(f.maxRequestBytes)
 	certFile, keyFile, err := serveTLSFiles(f)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
@@ -124,7 +132,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
-		server:         server.Config{TokenFile: tokenFile, Reflection: true},
+		server:         server.Config{TokenFile: tokenFile, Reflection: true, MaxMessageBytes: budget},
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err.Error())
@@ -142,7 +150,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		go pair.Run(ctx, 10*time.Second)
 	}
-	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile})
+	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget})
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -153,6 +161,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			Decider:                dc,
 			OnDeciderError:         f.onDeciderError,
 			OnDeciderErrorValidate: f.onDeciderErrorValidate,
+			MaxRequestBytes:        f.maxRequestBytes,
 			Logger:                 logger,
 			Metrics:                m,
 		}),

@@ -7,9 +7,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -328,4 +331,77 @@ func TestServeReportsTheMetricsPortItBound(t *testing.T) {
 			t.Errorf("no log line names metrics=%s:\n%s", metricsAddr, stderr.String())
 		}
 	})
+}
+
+// bigPodReview is a review of a pod asking for injection whose
+// dynamic-config.rs/key carries n bytes (the decider repeats it in its
+// answer: the resolved value and the agent's --key argument).
+func bigPodReview(t *testing.T, n int, extra map[string]string) []byte {
+	t.Helper()
+	annotations := map[string]string{"dynamic-config.rs/inject": "true", "dynamic-config.rs/key": strings.Repeat("k", n)}
+	for k, v := range extra {
+		annotations[k] = v
+	}
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "big", "namespace": "default", "annotations": annotations},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app"}}}}
+	body, err := json.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+		"request": map[string]any{"uid": "big", "kind": map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+			"namespace": "default", "operation": "CREATE", "object": pod}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// Issue 17, defect 1: through the real wiring (decider and front door over
+// gRPC, both at the default --max-request-bytes), a pod whose answer is
+// above grpc-go's 4 MiB default is decided, and one whose answer is above the
+// budget is refused as malformed by the decider — never a decider outage,
+// not even with --on-decider-error=allow.
+func TestServeDecidesABigPodAndRefusesATooBigOneAsMalformed(t *testing.T) {
+	const limit = 64 << 10 // --max-request-bytes: a 128 KiB budget
+	addrs := foundationServe(t, "--on-decider-error", "allow", "--max-request-bytes", strconv.Itoa(limit))
+	post := func(body []byte) (int, *review.Response) { return postTo(t, addrs["frontdoor"], body) }
+	t.Run("a pod whose answer is above grpc-go's 4 MiB default is injected at the default budget", func(t *testing.T) {
+		addrs := foundationServe(t, "--on-decider-error", "allow")
+		code, answer := postTo(t, addrs["frontdoor"], bigPodReview(t, 2200000, nil))
+		if code != http.StatusOK || !answer.Allowed || answer.Patch == "" || answer.AuditAnnotations["decider-unavailable"] != "" {
+			t.Fatalf("HTTP %d, answer %+v", code, answer)
+		}
+	})
+	t.Run("a pod whose answer is above the budget is refused as malformed, not admitted as a decider error", func(t *testing.T) {
+		// The answer repeats the key twice (its value with provenance, and
+		// the agent's --key) plus a few KiB: a key just under the body
+		// limit answers just above the budget of twice it.
+		body := bigPodReview(t, limit-900, nil)
+		if len(body) > limit {
+			t.Fatalf("the review is %d bytes, above the body limit", len(body))
+		}
+		code, answer := post(body)
+		if code != http.StatusOK || answer.Allowed || answer.Status == nil || answer.Status.Reason != "DynamicConfigMalformed" ||
+			!strings.Contains(answer.Status.Message, "message budget") {
+			t.Fatalf("HTTP %d, answer %+v, status %+v", code, answer, answer.Status)
+		}
+	})
+}
+
+// postTo posts an AdmissionReview body to frontdoor's /mutate and returns
+// the HTTP status and, on 200, the answer.
+func postTo(t *testing.T, frontdoor string, body []byte) (int, *review.Response) {
+	t.Helper()
+	resp, err := http.Post(frontdoor+"/mutate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	answer, err := review.DecodeAnswer(raw)
+	if err != nil {
+		t.Fatalf("%v: %.300s", err, raw)
+	}
+	return resp.StatusCode, answer
 }

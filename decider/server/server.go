@@ -23,10 +23,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
-
-// DefaultMaxRecvBytes is the default --max-recv-bytes (8 MiB).
-const DefaultMaxRecvBytes = 8 << 20
 
 // keepaliveMinTime is the shortest client ping interval the server tolerates.
 const keepaliveMinTime = 10 * time.Second
@@ -41,8 +39,9 @@ type Config struct {
 	TokenFile string
 	// Reflection registers gRPC server reflection.
 	Reflection bool
-	// MaxRecvBytes bounds a request's size (0 = DefaultMaxRecvBytes).
-	MaxRecvBytes int
+	// MaxMessageBytes bounds every message received and sent: the budget
+	// of --max-request-bytes (msgbudget.Bytes; 0 = the default budget).
+	MaxMessageBytes int
 	// Logger receives the call lines and recovered panics (nil = discard).
 	Logger *slog.Logger
 	// Metrics supplies the gRPC server metrics (nil = none).
@@ -75,16 +74,17 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		}
 		token = t
 	}
-	maxRecv := cfg.MaxRecvBytes
-	if maxRecv <= 0 {
-		maxRecv = DefaultMaxRecvBytes
+	budget := cfg.MaxMessageBytes
+	if budget <= 0 {
+		budget = msgbudget.Bytes(0)
 	}
 
 	unary, stream := chain(cfg.Metrics, logger, token)
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(maxRecv),
+		grpc.MaxRecvMsgSize(budget),
+		grpc.MaxSendMsgSize(budget),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             keepaliveMinTime,
 			PermitWithoutStream: true,

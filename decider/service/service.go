@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
@@ -37,6 +38,8 @@ type Service struct {
 	metrics *metrics.Decider
 	// decide is the pure resolver (resolve.Decide).
 	decide func(*installation.Installation, *decision.Facts) decision.Decision
+	// maxAnswer bounds an answer's encoded size (0 = unbounded); see LimitAnswers.
+	maxAnswer int
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -48,6 +51,17 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide}
+}
+
+// LimitAnswers bounds the encoded size of every Decide answer to budget
+// bytes, the message budget both ends of the gRPC hop hold to
+// (msgbudget.Bytes of --max-request-bytes): an answer above it is replaced by
+// a DynamicConfigMalformed refusal of the pod, so that a big pod is refused
+// for what it is instead of looking like a decider outage at the front door.
+// It returns s.
+func (s *Service) LimitAnswers(budget int) *Service {
+	s.maxAnswer = budget
+	return s
 }
 
 // Decide answers one admission question (spec 06 §2–3, §6).
@@ -92,6 +106,12 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	annotations[AuditDecisionID] = id
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+	if s.maxAnswer > 0 {
+		if size := proto.Size(resp); size > s.maxAnswer {
+			d = oversized(&d, size, s.maxAnswer)
+			resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+		}
+	}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
@@ -106,4 +126,27 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 		return nil, errNoInstallation
 	}
 	return installationToProto(inst, s.store.LastReload()), nil
+}
+
+// CheckAnswerSize is the check id of the refusal of an answer above the
+// message budget.
+const CheckAnswerSize = "answer.size"
+
+// oversized is the refusal that replaces an answer of size bytes above the
+// budget: the same decision id, revision and audit annotations, no plan.
+func oversized(d *decision.Decision, size, budget int) decision.Decision {
+	return decision.Decision{
+		DecisionID:           d.DecisionID,
+		InstallationRevision: d.InstallationRevision,
+		AuditAnnotations:     d.AuditAnnotations,
+		Outcome:              decision.OutcomeRefuse,
+		Refusals: []decision.Refusal{{
+			Reason:   decision.ReasonMalformed,
+			Slug:     resolve.SlugMalformed,
+			HTTPCode: 400,
+			Check:    CheckAnswerSize,
+			Message: fmt.Sprintf("dynamic-config.rs: the decision for this pod is %d bytes, above the %d-byte message budget "+
+				"(twice --max-request-bytes); the values its annotations carry are too large", size, budget),
+		}},
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -14,6 +15,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // admission is one review being answered, and what its log line says.
@@ -66,7 +68,7 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	a.routed(obj)
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE)
 	if f != nil {
-		return a.failed(f)
+		return a.failedOrTooLarge(f)
 	}
 	return a.decided(d, obj)
 }
@@ -94,7 +96,7 @@ func (a *admission) validate(ctx context.Context) *review.Response {
 	}
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE)
 	if f != nil {
-		return a.failed(f)
+		return a.failedOrTooLarge(f)
 	}
 	return a.decided(d, obj)
 }
@@ -114,6 +116,16 @@ type failure struct {
 	// code is the gRPC code name of a failed RPC; empty for an unusable answer.
 	code   string
 	detail string
+	// oversized is set when a message of the call did not fit the budget
+	// (gRPC's own words): the pod is refused as malformed, no decider error.
+	oversized string
+}
+
+// tooLarge reports whether err is gRPC's refusal of a message above a size
+// limit, on either end of the call (sending or receiving).
+func tooLarge(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "message larger than max")
 }
 
 // decide calls the decider with the deadline min(timeout, request context)
@@ -132,6 +144,11 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	a.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rpc)
+	if tooLarge(err) {
+		// The pod's question or its answer does not fit the message budget
+		// of --max-request-bytes: the pod is too big, the decider is fine.
+		return nil, &failure{oversized: status.Convert(err).Message()}
+	}
 	if err != nil {
 		detail := status.Convert(err).Message()
 		if code == codes.DeadlineExceeded {
@@ -331,6 +348,17 @@ func (a *admission) failed(f *failure) *review.Response {
 	a.warnings = len(resp.Warnings)
 	a.done(slog.LevelWarn, "grpc_code", f.code, "detail", detail)
 	return resp
+}
+
+// failedOrTooLarge answers a call that gave no usable decision: a message
+// above the budget refuses the pod as malformed (issue 17), anything else
+// follows the failure rules.
+func (a *admission) failedOrTooLarge(f *failure) *review.Response {
+	if f.oversized == "" {
+		return a.failed(f)
+	}
+	return a.malformed(fmt.Errorf("this %s is too large to decide within the %d-byte message budget (twice --max-request-bytes=%d): %s",
+		a.kind, msgbudget.Bytes(a.h.maxRequestBytes), a.h.maxRequestBytes, f.oversized))
 }
 
 // unusable answers a review whose handling panicked after it was decoded.
