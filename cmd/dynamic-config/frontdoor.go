@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,7 @@ type frontdoorFlags struct {
 	addr                   string
 	metricsAddr            string
 	tlsCert, tlsKey        string
+	clientCA               string
 	plaintext              bool
 	deciderTarget          string
 	deciderTimeout         time.Duration
@@ -53,6 +55,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR", "", "extra plain HTTP listener for /metrics, /healthz, /readyz; empty = off")
 	fs.stringVar(&d.tlsCert, "tls-cert", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT", "/tls/tls.crt", "serving certificate (re-read on change)")
 	fs.stringVar(&d.tlsKey, "tls-key", "DYNAMIC_CONFIG_WEBHOOK_TLS_KEY", "/tls/tls.key", "serving key (re-read on change)")
+	fs.stringVar(&d.clientCA, "client-ca", "DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA", "", "when set: /mutate and /validate require a client certificate verified against this CA (the API server's, from its AdmissionConfiguration kubeconfig)")
 	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", false, "serve plain HTTP when there is no TLS material (tests only)")
 	fs.stringVar(&d.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "decider gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090 (required)")
 	fs.durationVar(&d.deciderTimeout, "decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", handler.DefaultTimeout, "per-call deadline; keep it below the webhook timeoutSeconds")
@@ -130,6 +133,19 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		logger.Warn("no serving certificate; serving plain HTTP (--plaintext)")
 		pair = nil
 	}
+	var clientCAs *x509.CertPool
+	if f.clientCA != "" {
+		if pair == nil {
+			fmt.Fprintln(stderr, "frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP")
+			return exitUsage
+		}
+		pool, err := loadClientCA(f.clientCA)
+		if err != nil {
+			fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+			return exitUsage
+		}
+		clientCAs = pool
+	}
 
 	dc, err := client.New(client.Config{
 		Target:         f.deciderTarget,
@@ -163,6 +179,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			Metrics:                m,
 		}),
 		Certs:         pair,
+		ClientCAs:     clientCAs,
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
@@ -180,7 +197,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
+	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil, "client_ca", clientCAs != nil,
 		"decider_target", f.deciderTarget, "on_decider_error", f.onDeciderError)
 	return runFrontdoorServer(ctx, srv, lis, opsLis, logger)
 }

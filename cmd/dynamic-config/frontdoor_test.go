@@ -59,6 +59,12 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			want: "frontdoor: no certificate at /nonexistent/tls.crt and /nonexistent/tls.key, and plaintext is off\n",
 		},
 		{
+			name: "a client CA over plain HTTP is refused",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--client-ca", token,
+				"--plaintext", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key", "--log-level", "error"},
+			want: "frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP\n",
+		},
+		{
 			name: "a token over plaintext to a remote decider is refused",
 			args: []string{"--decider-target", "dns:///decider.example.svc:9090", "--decider-plaintext", "--decider-token-file", token,
 				"--plaintext", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key", "--log-level", "error"},

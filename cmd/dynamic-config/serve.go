@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ type serveFlags struct {
 	reloadInterval         time.Duration
 	tlsCert, tlsKey        string
 	tlsGenerate            string
+	clientCA               string
 	addrFile               string
 	maxRequestBytes        int64
 	onDeciderError         string
@@ -64,6 +66,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
+	fs.stringVar(&s.clientCA, "client-ca", "", "", "as for frontdoor: /mutate and /validate require a client certificate verified against this CA (needs TLS)")
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port>, decider=<host:port> (and metrics=<host:port> with --metrics-addr) lines to FILE")
 	fs.int64Var(&s.maxRequestBytes, "max-request-bytes", "", msgbudget.DefaultMaxRequestBytes, "AdmissionReview body limit; both components hold the gRPC messages between them to twice it")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
@@ -150,6 +153,17 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		go pair.Run(ctx, 10*time.Second)
 	}
+	var clientCAs *x509.CertPool
+	if f.clientCA != "" {
+		if pair == nil {
+			fmt.Fprintln(stderr, "serve: --client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
+			return exitUsage
+		}
+		if clientCAs, err = loadClientCA(f.clientCA); err != nil {
+			fmt.Fprintln(stderr, "serve: "+err.Error())
+			return exitUsage
+		}
+	}
 	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget})
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
@@ -166,6 +180,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			Metrics:                m,
 		}),
 		Certs:         pair,
+		ClientCAs:     clientCAs,
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: serveShutdownGrace,
