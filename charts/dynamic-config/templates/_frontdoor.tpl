@@ -31,6 +31,10 @@
 - name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
   value: /decider-token/token
 {{- end }}
+{{- if $f.clientCA.configMap }}
+- name: DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA
+  value: {{ printf "/client-ca/%s" $f.clientCA.key | quote }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.ports" -}}
@@ -54,7 +58,8 @@ livenessProbe:
   failureThreshold: 3
 {{- end -}}
 
-{{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls. */}}
+{{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls;
+     with frontdoor.clientCA.configMap, the CA of the API server's client certificate at /client-ca. */}}
 {{- define "dynamic-config.frontdoor.volumes" -}}
 - name: tls
   secret:
@@ -66,6 +71,11 @@ livenessProbe:
 - name: decider-token
   secret:
     secretName: {{ .Values.decider.auth.token.secretName }}
+{{- end }}
+{{- with .Values.frontdoor.clientCA.configMap }}
+- name: client-ca
+  configMap:
+    name: {{ . }}
 {{- end }}
 {{- end -}}
 
@@ -79,6 +89,11 @@ livenessProbe:
 {{- if .Values.decider.auth.token.enabled }}
 - name: decider-token
   mountPath: /decider-token
+  readOnly: true
+{{- end }}
+{{- if .Values.frontdoor.clientCA.configMap }}
+- name: client-ca
+  mountPath: /client-ca
   readOnly: true
 {{- end }}
 {{- end -}}
