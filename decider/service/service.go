@@ -36,6 +36,8 @@ type Service struct {
 	store   *installation.Store
 	logger  *slog.Logger
 	metrics *metrics.Decider
+	// cluster is the decider's own cluster name (WithCluster).
+	cluster string
 	// decide is the pure resolver (resolve.Decide).
 	decide func(*installation.Installation, *decision.Facts) decision.Decision
 	// maxAnswer bounds an answer's encoded size (0 = unbounded); see LimitAnswers.
@@ -70,6 +72,10 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
+	caller, cluster, err := s.callerAndCluster(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	inst := s.store.Current()
 	if inst == nil {
 		return nil, errNoInstallation
@@ -94,9 +100,10 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
 	}
+	d.Cluster, d.Caller = cluster, caller
 	// Every answer names the installation that decided and the decision, so
 	// an audit-log line leads straight to the decision's log line.
-	annotations := make(map[string]string, len(d.AuditAnnotations)+2)
+	annotations := make(map[string]string, len(d.AuditAnnotations)+3)
 	for k, v := range d.AuditAnnotations {
 		annotations[k] = v
 	}
@@ -104,6 +111,11 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		annotations[AuditRevision] = d.InstallationRevision
 	}
 	annotations[AuditDecisionID] = id
+	// The cluster is written only when known: named by the request or
+	// the decider's own --cluster-name (docs/multi-cluster.md).
+	if cluster != "" && annotations["cluster"] == "" {
+		annotations["cluster"] = cluster
+	}
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
 	if s.maxAnswer > 0 {
@@ -115,6 +127,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
+	s.metrics.CallerDecided(caller, &d)
 	logDecision(ctx, s.logger, facts, &d, elapsed)
 	return resp, nil
 }

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -62,11 +61,10 @@ func New(cfg Config) (*Client, error) {
 	if budget <= 0 {
 		budget = msgbudget.Bytes(0)
 	}
-	opts := []grpc.DialOption{
+	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, PermitWithoutStream: true}),
-	}
+	}, wanOptions()...)
 
 	loopback := isLoopbackTarget(cfg.Target)
 	if cfg.Plaintext {
