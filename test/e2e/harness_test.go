@@ -179,7 +179,7 @@ func (c *cluster) start(etcdBin, apiserverBin string) (func(), error) {
 	}
 	admissionConfig, webhookClientCA, err := writeWebhookClientAuth(filepath.Join(pki, "webhook-client"))
 	if err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	c.webhookClientCA = webhookClientCA
 	apiPort, err := onePort()
