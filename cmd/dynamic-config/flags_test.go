@@ -148,6 +148,10 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", "7340032"},
 			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "0"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
+			row{"classes", "", "false"}, // spec 08 §2 (DYNAMIC_CONFIG_WEBHOOK_CLASSES is the installation's classesEnabled)
+			row{"kubeconfig", "", ""},   // spec 08 §2
+			row{"classes-file", "", ""}, // spec 08 §2
+			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
@@ -170,6 +174,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", "7340032"},
 			row{"cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", "10s"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
+			row{"pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", "false"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
 			row{"addr", "", "127.0.0.1:8080"},
@@ -185,6 +190,8 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "", "7340032"},
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+			row{"classes-file", "", ""}, // spec 08 §2
+			row{"pprof", "", "false"},
 		)},
 	}
 	for _, table := range tables {

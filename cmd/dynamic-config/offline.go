@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -57,14 +58,19 @@ func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
 	return e
 }
 
-// newOfflineEngine starts the in-process decider with inst and the front
-// door handler in front of it. Close releases both.
-func newOfflineEngine(inst *installation.Installation) (*offlineEngine, error) {
+// newOfflineEngine starts the in-process decider with inst and the class
+// set cls (nil: classes off) and the front door handler in front of it.
+// Close releases both.
+func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offlineEngine, error) {
 	store := installation.NewStore(inst)
+	var cs *classes.Store
+	if cls != nil {
+		cs = classes.NewStore(cls)
+	}
 	// The cluster's message budget at the default --max-request-bytes on
 	// both ends, so a pod too large for the cluster is refused here too.
 	budget := msgbudget.Bytes(0)
-	srv, err := server.New(server.Config{MaxMessageBytes: budget}, store, service.New(store, nil, nil).LimitAnswers(budget))
+	srv, err := server.New(server.Config{MaxMessageBytes: budget}, store, service.New(store, nil, nil).WithClasses(cs).LimitAnswers(budget))
 	if err != nil {
 		return nil, fmt.Errorf("start the in-process decider: %w", err)
 	}
@@ -123,6 +129,10 @@ type recordingClient struct {
 }
 
 func (c *recordingClient) Decide(ctx context.Context, in *deciderv1.DecisionRequest, opts ...grpc.CallOption) (*deciderv1.DecisionResponse, error) {
+	// The handler asks for the plan view; the offline doors show the whole
+	// decision (explain's provenance, gates and policy results), so they ask
+	// for everything. The answer built from it is the same.
+	in.View = deciderv1.DecisionView_DECISION_VIEW_FULL
 	resp, err := c.DeciderServiceClient.Decide(ctx, in, opts...)
 	c.mu.Lock()
 	c.last = resp.GetDecision()

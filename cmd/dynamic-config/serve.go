@@ -54,6 +54,8 @@ type serveFlags struct {
 	maxRequestBytes        int64
 	onDeciderError         string
 	onDeciderErrorValidate string
+	classesFile            string
+	pprof                  bool
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -70,7 +72,9 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port>, decider=<host:port> (and metrics=<host:port> with --metrics-addr) lines to FILE")
 	fs.int64Var(&s.maxRequestBytes, "max-request-bytes", "", msgbudget.DefaultMaxRequestBytes, "AdmissionReview body limit; both components hold the gRPC messages between them to twice it")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
+	fs.stringVar(&s.classesFile, "classes-file", "", "", classesFileHelp)
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
 // runServe is `dynamic-config serve`: decider and front door in one process
@@ -98,6 +102,10 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("serve").Error())
 		return exitUsage
 	}
 	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
@@ -135,6 +143,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
+		classes:        classesSetup{file: f.classesFile},
 		server:         server.Config{TokenFile: tokenFile, Reflection: true, MaxMessageBytes: budget},
 	})
 	if err != nil {
@@ -202,8 +211,8 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		// The bound address: with port 0 only it says where to scrape.
 		metricsAddr = mlis.Addr().String()
 		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
-		metricsErr = serveHTTP(ctx, mlis, server.MetricsHandler(reg, ready), logger, serveShutdownGrace)
-		logger.Info("metrics listening", "addr", metricsAddr)
+		metricsErr = serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), f.pprof), logger, serveShutdownGrace)
+		logger.Info("metrics listening", "addr", metricsAddr, "pprof", f.pprof)
 	}
 
 	scheme := "http"

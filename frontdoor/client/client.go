@@ -20,6 +20,10 @@ import (
 // chart's headless Service with a dns:/// target).
 const serviceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
 
+// flowWindow is the fixed HTTP/2 flow-control window of each stream and
+// connection: far above any decision the decider sends.
+const flowWindow = 1 << 20
+
 // keepaliveTime is the ping interval on an idle connection.
 const keepaliveTime = 30 * time.Second
 
@@ -64,6 +68,10 @@ func New(cfg Config) (*Client, error) {
 	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)),
+		// Fixed flow-control windows turn off the BDP estimator, whose pings
+		// otherwise cross the connection with almost every call.
+		grpc.WithInitialWindowSize(flowWindow),
+		grpc.WithInitialConnWindowSize(flowWindow),
 	}, wanOptions()...)
 
 	loopback := isLoopbackTarget(cfg.Target)

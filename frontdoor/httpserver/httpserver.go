@@ -47,6 +47,9 @@ type Config struct {
 	// certificate verifies against it (401 otherwise); /healthz, /readyz
 	// and /metrics stay open to the kubelet's probes. It needs Certs.
 	ClientCAs *x509.CertPool
+	// Pprof adds net/http/pprof under /debug/pprof/ on the ops listener
+	// (ServeOps) only (--pprof).
+	Pprof bool
 }
 
 // Server is the admission server.
@@ -154,7 +157,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // ServeOps serves OpsHandler in plain HTTP on ln until ctx ends.
 func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
-	return serve(ctx, s.httpServer(OpsHandler(s.cfg.Certs, s.cfg.Gatherer)), ln, s.cfg.ShutdownGrace)
+	h := OpsHandler(s.cfg.Certs, s.cfg.Gatherer)
+	if s.cfg.Pprof {
+		h = WithPprof(h)
+	}
+	return serve(ctx, s.httpServer(h), ln, s.cfg.ShutdownGrace)
 }
 
 // ListenAndServe listens on addr (TCP) and calls Serve.
