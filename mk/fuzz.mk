@@ -3,7 +3,7 @@
 #
 # `make fuzz` (root Makefile) explores for FUZZTIME per target; `make fuzz-ci`
 # runs the same targets for FUZZ_CI_TIME each, so a regression a fuzzer finds
-# in seconds fails CI. Fifteen targets in ten packages: 15 × 3s of fuzzing
+# in seconds fails CI. Sixteen targets in eleven packages: 16 × 3s of fuzzing
 # plus one instrumented build per package, about 100s on two loaded cores
 # (scripts/fuzz.sh prints the count and the time). The seed corpora are
 # committed under <package>/testdata/fuzz/<target>/ (plain `go test` runs

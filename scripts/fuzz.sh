@@ -40,7 +40,7 @@ for dir in $(printf '%s\n' "${!targets[@]}" | sort); do
 	for target in ${targets[$dir]}; do
 		echo "== $pkg $target ($FUZZTIME)"
 		corpus="$dir/testdata/fuzz/$target"
-		before="$(ls "$corpus" 2>/dev/null | sort)"
+		before="$(ls "$corpus" 2>/dev/null | sort || true)"
 		status=0
 		(cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "$FUZZTIME" \
 			-test.fuzzminimizetime "$FUZZMINIMIZETIME" -test.fuzzcachedir "$cache/$pkg" -test.timeout 10m) \
