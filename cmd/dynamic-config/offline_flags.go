@@ -43,6 +43,9 @@ type fileList []string
 func (f *fileList) String() string     { return strings.Join(*f, ",") }
 func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
 
+// Type names the value in the help (pflag): -f, --filename FILE.
+func (f *fileList) Type() string { return "FILE" }
+
 // parseOfflineFlags parses cmd's command line and checks that -f is given
 // and -o is one of cmd's outputs. It returns done=true with the exit code
 // when the command must stop (help, usage; the problem is printed).
