@@ -26,6 +26,8 @@ type offlineCommand struct {
 	// admit is the command's kind rule, applied to each document as it is
 	// read (nil: every document is read; the command checks kinds itself).
 	admit func(*manifestDocument) error
+	// flags adds the command's own flags (nil: none).
+	flags func(*flagSet, *offlineFlags)
 }
 
 // offlineFlags are the flags the offline doors share (spec 07 §1.4–1.5):
@@ -37,7 +39,10 @@ type offlineFlags struct {
 	namespace string
 	output    string
 	cluster   string
-	inst      installationFlags
+	// explain's own (explainCommand.flags)
+	all              bool
+	releaseNamespace string
+	inst             installationFlags
 }
 
 // fileList is a repeatable -f flag.
@@ -62,6 +67,9 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+joinWords(cmd.outputs, "or")+cmd.outputNote)
 	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
+	if cmd.flags != nil {
+		cmd.flags(fs, f)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, cmd.synopsis)
 		fs.PrintDefaults()
