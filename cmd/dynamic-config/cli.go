@@ -44,6 +44,11 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 	root.SetErr(stderr)
 	root.SetVersionTemplate("dynamic-config {{.Version}}\n")
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		if sc, ok := subcommands[c.Name()]; ok && c != root {
+			// `dynamic-config help inject`: the subcommand's own --help
+			sc.run([]string{"--help"}, stdin, stdout, stderr)
+			return
+		}
 		if c == root {
 			usage(stdout)
 			return

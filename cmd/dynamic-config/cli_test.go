@@ -86,6 +86,8 @@ func TestCommandLineConventions(t *testing.T) {
 			"completion", "", exitOK},
 		{"a subcommand's --help shows the shorthands next to the long flags", "", []string{"inject", "--help"},
 			"", "-f, --filename FILE", exitOK},
+		{"help inject is inject's --help", "", []string{"help", "inject"},
+			"", "-o, --output string", exitOK},
 		{"no subcommand prints the usage and exits 2", "", nil,
 			"", "usage: dynamic-config <subcommand>", exitUsage},
 		{"completion bash prints a bash script", "", []string{"completion", "bash"},

@@ -20,7 +20,7 @@ const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE
 var explainCommand = offlineCommand{
 	name:          "explain",
 	synopsis:      explainUsage,
-	fileHelp:      "a Pod or workload manifest (YAML documents or one JSON object); - reads stdin; repeatable",
+	fileHelp:      "Pod or workload manifests: a file (YAML documents or JSON), a directory (its .yaml, .yml and .json files) or - for stdin; repeatable",
 	outputs:       []string{"text", "json"},
 	outputDefault: "text",
 	flags: func(fs *flagSet, f *offlineFlags) {
