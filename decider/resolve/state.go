@@ -73,6 +73,9 @@ type state struct {
 	// sameUserWhere is where agent-run-as-same-user took its UID from.
 	sameUserWhere string
 	agentEnv      []installation.EnvEntry // the pod's agent-env entries, in order
+	// withValues: the output renders carry their values (Decide, not
+	// DecidePlan).
+	withValues bool
 }
 
 // read sorts the pod's prefixed annotations into renders, also-names, the
