@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 )
 
 // BuiltInAgentImage is the agent image injected when the installation names none.
 const BuiltInAgentImage = "ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.3.0"
 
-// Stores are the nine stores of the contract, in the order every list prints them.
-var Stores = []string{"consul", "vault", "config-server", "firestore", "git", "redis", "etcd", "nats", "s3"}
+// Stores are the nine stores of the contract (knob.Stores, the one list).
+var Stores = knob.Stores
 
 // Source says where an effective setting came from.
 type Source int

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -78,7 +78,7 @@ func read(s setting, in input, report sink) reading {
 			report(c + ": " + s.Knob + " is empty")
 			return reading{}
 		}
-		normalised, f := knob.Check(s.Knob, value)
+		normalised, f := registry.Lookup(s.Knob).Check(value)
 		if f != nil {
 			report(f.Message(c + ": " + s.Knob))
 			return reading{}

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -185,7 +185,7 @@ func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string,
 		r.report(vc.String() + ": " + k + " is empty")
 		return
 	}
-	normalised, f := knob.Check(k, value)
+	normalised, f := registry.Lookup(k).Check(value)
 	if f != nil {
 		r.report(f.Message(vc.String() + ": " + k))
 		return

@@ -8,18 +8,58 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// comparison is how a pin compares two values of a knob (spec 02 §4).
-type comparison int
+// Comparison is how a pin compares two values of a knob (spec 02 §4).
+type Comparison int
 
+// Comparisons.
 const (
-	byRaw comparison = iota
-	byParsed
+	// ByRaw compares the strings as written (store-shaped strings, source,
+	// path, quantities).
+	ByRaw Comparison = iota
+	// ByParsed compares the normalised values (enumerations, booleans,
+	// numbers, file-mode), so "030" equals "30".
+	ByParsed
 )
 
-// grammar is one knob's value grammar.
-type grammar struct {
+// Grammar is one knob's value grammar: the parser that checks and normalises
+// a value (returning the refusal when it does not parse) and the comparison a
+// pin uses. The zero Grammar is Unchecked.
+type Grammar struct {
 	check   func(value string) (string, *Failure)
-	compare comparison
+	compare Comparison
+}
+
+// Check validates value and returns the normalised value (numbers in plain
+// decimal, file-mode as "0<oct>", everything else as written).
+func (g Grammar) Check(value string) (normalised string, f *Failure) {
+	if g.check == nil {
+		return value, nil
+	}
+	return g.check(value)
+}
+
+// Compare is the grammar's comparison mode.
+func (g Grammar) Compare() Comparison { return g.compare }
+
+// Checked reports whether the grammar judges values (false for Unchecked).
+func (g Grammar) Checked() bool { return g.check != nil }
+
+// Equal compares two values the way a pin does (spec 02 §4): raw strings
+// unless the grammar compares parsed values; a side that does not parse
+// compares raw.
+func (g Grammar) Equal(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if g.check == nil || g.compare != ByParsed {
+		return false
+	}
+	na, fa := g.check(a)
+	nb, fb := g.check(b)
+	if fa != nil || fb != nil {
+		return false
+	}
+	return na == nb
 }
 
 // Expectation texts shared by several knobs (spec 01 §3).
@@ -33,8 +73,6 @@ const (
 	expectPathShape    = `an absolute file path in a directory of its own, like "/config/app.toml"`
 	expectPathReserved = `/etc/dynamic-config and everything under it is where the agent mounts its own files — choose another directory`
 	expectEmpty        = `give it a value or drop it`
-	expectRunAs        = `a numeric UID/GID`
-	expectNonRoot      = `the agent stays nonroot in every configuration`
 	expectSource       = `one of consul, vault, config-server, firestore, git, redis, etcd, nats, s3`
 	expectNotifyHTTP   = `an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`
 )
@@ -42,67 +80,43 @@ const (
 // ReservedDir is the agent's own mount tree; no rendered file may live in it.
 const ReservedDir = "/etc/dynamic-config"
 
-// Stores are the nine stores, in the order every list prints them.
+// Stores are the nine stores, in the order every list prints them: the one
+// store list of the decider.
 var Stores = []string{"consul", "vault", "config-server", "firestore", "git", "redis", "etcd", "nats", "s3"}
 
-var grammars = map[string]grammar{}
+// The grammars a registry row can name (spec 01 §3).
+var (
+	// Unchecked accepts any value unchanged: the knob is judged by its own
+	// evaluation steps (class, inject-containers, agent-env).
+	Unchecked = Grammar{}
+	// Plain is any non-empty string (store-shaped strings, the agent's own grammars).
+	Plain = Grammar{check: plainString}
+	// SecretRef is secret-ref.form: <secret-name>/<key>.
+	SecretRef = Grammar{check: secretRef}
+	// ConfigMapRef is object-ref.form: <configmap-name> or <configmap-name>/<key>.
+	ConfigMapRef = Grammar{check: objectRef(expectConfigMapRef)}
+	// SecretObject is object-ref.form: <secret-name> or <secret-name>/<key>.
+	SecretObject = Grammar{check: objectRef(expectSecretObject)}
+	// SecretName is secret-name.form: a Secret name without "/".
+	SecretName = Grammar{check: secretName}
+	// Quantity is quantity.value: a Kubernetes quantity, compared raw.
+	Quantity = Grammar{check: quantity}
+	// FilePath is path.shape then path.reserved.
+	FilePath = Grammar{check: filePath}
+	// FileMode is octal, at most 0777, owner-read set; compared normalised.
+	FileMode = Grammar{check: fileMode, compare: ByParsed}
+	// NotifyHTTP is notify-http.url: an http URL on the pod itself.
+	NotifyHTTP = Grammar{check: notifyHTTP}
+	// Bool is bool.value: "true" or "false".
+	Bool = Enum("bool.value", expectBool, "true", "false")
+	// Source is source.value: one of the nine stores, compared raw.
+	Source = Grammar{check: enum("source.value", expectSource, Stores...)}
+)
 
-func init() {
-	plain := grammar{check: plainString}
-	for _, k := range []string{
-		"endpoint", "key", "section", "auth", "auth-mount", "auth-role", "auth-username",
-		"auth-token-path", "namespace", "ref", "api-url", "template", "agent-image",
-		"tls-server-name", "max-staleness", "env-inject",
-	} {
-		grammars[k] = plain
-	}
-	for _, k := range []string{"endpoint-secret", "token-secret", "password-secret"} {
-		grammars[k] = grammar{check: secretRef}
-	}
-	for _, k := range []string{"ca-configmap", "template-configmap", "schema-configmap", "canary-configmap"} {
-		grammars[k] = grammar{check: objectRef(expectConfigMapRef)}
-	}
-	grammars["ssh-secret"] = grammar{check: objectRef(expectSecretObject)}
-	for _, k := range []string{"tls-secret", "extra-secret", "aws-secret"} {
-		grammars[k] = grammar{check: secretName}
-	}
-	for _, k := range []string{"agent-cpu-request", "agent-memory-request", "agent-cpu-limit",
-		"agent-memory-limit", "agent-ephemeral-request", "agent-ephemeral-limit"} {
-		grammars[k] = grammar{check: quantity}
-	}
-	grammars["path"] = grammar{check: filePath}
-	grammars["file-mode"] = grammar{check: fileMode, compare: byParsed}
-	grammars["notify-http"] = grammar{check: notifyHTTP}
-
-	grammars["inject"] = grammar{check: enum("inject.value", expectBool, "true", "false"), compare: byParsed}
-	for _, k := range []string{"native-sidecar", "init-first", "env-restart", "readiness", "tls-reload",
-		"require-ack", "events", "agent-run-as-same-user", "tls-skip-verify", "meta", "dynamic",
-		"revoke-on-shutdown"} {
-		grammars[k] = grammar{check: enum("bool.value", expectBool, "true", "false"), compare: byParsed}
-	}
-	grammars["source"] = grammar{check: enum("source.value", expectSource, Stores...)}
-	grammars["mode"] = grammar{check: enum("mode.value", `init, sidecar or both`, "init", "sidecar", "both"), compare: byParsed}
-	grammars["volume-medium"] = grammar{check: enum("volume-medium.value", `memory (default) or disk`, "memory", "disk"), compare: byParsed}
-	grammars["on-drift"] = grammar{check: enum("on-drift.value", `"warn", "repair" or "fail"`, "warn", "repair", "fail"), compare: byParsed}
-	grammars["startup-policy"] = grammar{check: enum("startup-policy.value", `"allow-cached", "require-fresh" or "best-effort"`, "allow-cached", "require-fresh", "best-effort"), compare: byParsed}
-	grammars["on-delete"] = grammar{check: enum("on-delete.value", `"retain", "remove" or "fail"`, "retain", "remove", "fail"), compare: byParsed}
-
-	grammars["watch-seconds"] = number{check: "watch-seconds.value", expect: "whole seconds", max: maxUint64}.grammar()
-	grammars["timeout"] = number{check: "timeout.value", expect: `whole seconds, like "30"`, max: maxUint64,
-		zeroCheck: "timeout.zero", zeroExpect: `a zero timeout is no deadline at all; give whole seconds above 0, like "30"`}.grammar()
-	grammars["metrics-port"] = number{check: "metrics-port.value", expect: "a port number", max: 65535}.grammar()
-	for _, k := range []string{"agent-run-as-user", "agent-run-as-group"} {
-		grammars[k] = number{check: "run-as.value", expect: expectRunAs, max: 2147483647,
-			zeroCheck: "run-as.root", zeroExpect: expectNonRoot, zeroBare: true}.grammar()
-	}
-	grammars["history"] = number{check: "history.value", expect: `a count, like "3"`, max: 10,
-		zeroCheck: "history.zero", zeroExpect: `a count of at least 1 — drop the annotation to keep no history`,
-		aboveCheck: "history.max", aboveExpect: "at most 10"}.grammar()
-	grammars["revoke-grace"] = number{check: "revoke-grace.value", expect: `whole seconds, like "10s"`, max: maxUint64,
-		zeroCheck: "revoke-grace.zero", zeroExpect: `zero leaves no time to revoke anything; give whole seconds above 0, like "10s"`,
-		suffixS: true}.grammar()
-	grammars["max-document-bytes"] = number{check: "max-document-bytes.value", expect: `a byte count above 0, like "8388608"`,
-		max: maxUint64, zeroCheck: "max-document-bytes.value", zeroExpect: `a byte count above 0, like "8388608"`}.grammar()
+// Enum accepts exactly one of words (case-sensitive), refusing with check and
+// expectation; two values compare parsed.
+func Enum(check, expectation string, words ...string) Grammar {
+	return Grammar{check: enum(check, expectation, words...), compare: ByParsed}
 }
 
 // plainString accepts any non-empty value (store-shaped strings, the agent's own grammars).
@@ -300,38 +314,42 @@ func fileMode(v string) (string, *Failure) {
 
 const maxUint64 = ^uint64(0)
 
-// number is a strict decimal with a per-key range (spec 01 §1.2).
-type number struct {
-	check, expect           string
-	max                     uint64
-	zeroCheck, zeroExpect   string // when 0 is refused with its own check
-	zeroBare                bool   // the zero message shows the value as a bare 0
-	aboveCheck, aboveExpect string // when a value above max has its own check
-	suffixS                 bool   // an optional trailing "s" (revoke-grace)
+// MaxUint64 is the largest number a Number grammar can hold.
+const MaxUint64 = maxUint64
+
+// Number is a strict decimal grammar with a per-key range (spec 01 §1.2).
+type Number struct {
+	Check, Expect           string
+	Max                     uint64
+	ZeroCheck, ZeroExpect   string // when 0 is refused with its own check
+	ZeroBare                bool   // the zero message shows the value as a bare 0
+	AboveCheck, AboveExpect string // when a value above Max has its own check
+	SuffixS                 bool   // an optional trailing "s" (revoke-grace)
 }
 
-func (n number) grammar() grammar {
-	return grammar{check: n.validate, compare: byParsed}
+// Grammar is the number's grammar; two values compare parsed.
+func (n Number) Grammar() Grammar {
+	return Grammar{check: n.validate, compare: ByParsed}
 }
 
-func (n number) validate(v string) (string, *Failure) {
+func (n Number) validate(v string) (string, *Failure) {
 	digits := v
-	if n.suffixS && strings.HasSuffix(digits, "s") {
+	if n.SuffixS && strings.HasSuffix(digits, "s") {
 		digits = digits[:len(digits)-1]
 	}
 	if !IsDigits(digits) {
-		return v, fail(n.check, n.expect, v)
+		return v, fail(n.Check, n.Expect, v)
 	}
 	value, fits := parseDecimal(digits)
-	if !fits || value > n.max {
-		if n.aboveCheck != "" {
-			return v, fail(n.aboveCheck, n.aboveExpect, v)
+	if !fits || value > n.Max {
+		if n.AboveCheck != "" {
+			return v, fail(n.AboveCheck, n.AboveExpect, v)
 		}
-		return v, fail(n.check, n.expect, v)
+		return v, fail(n.Check, n.Expect, v)
 	}
-	if value == 0 && n.zeroCheck != "" {
-		f := fail(n.zeroCheck, n.zeroExpect, v)
-		if n.zeroBare {
+	if value == 0 && n.ZeroCheck != "" {
+		f := fail(n.ZeroCheck, n.ZeroExpect, v)
+		if n.ZeroBare {
 			f.Shown = "0"
 		}
 		return v, f

@@ -62,7 +62,7 @@ func mutate(inst *installation.Installation, f *decision.Facts) decision.Decisio
 	s.read()
 	// B3: classes are not in this version.
 	if s.class.set && !(s.status.set && s.status.value == "injected") {
-		return refused(d, refuse("class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(s.class.value)+
+		return refused(d, refuseAs(registry.Class.Row().Refusal, "class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(s.class.value)+
 			", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead"))
 	}
 	// B4: the status mark.

@@ -9,9 +9,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// numKeys is the registry's size; a render holds one slot per key.
-const numKeys = 66
-
 // annot is one annotation the pod wrote for a render's knob.
 type annot struct {
 	key   string // the full key as written
@@ -37,8 +34,8 @@ type value struct {
 type render struct {
 	name     string // "" for the default render
 	firstKey string // the first key, in sorted order, that declared a named render
-	ann      [numKeys]annot
-	vals     [numKeys]value
+	ann      [registry.Count]annot
+	vals     [registry.Count]value
 	source   string // the resolved store ("" when none)
 }
 
@@ -97,9 +94,9 @@ func (s *state) read() {
 			s.def.ann[c.Row] = annot{key: key, value: v, set: true}
 			ownsEmpty = rows[c.Row].OwnsEmpty
 			switch c.Row {
-			case iClass:
+			case registry.Class:
 				s.class = s.def.ann[c.Row]
-			case iInject:
+			case registry.Inject:
 				s.inject = s.def.ann[c.Row]
 			}
 		case registry.KindRendered:

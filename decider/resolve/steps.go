@@ -1,6 +1,10 @@
 package resolve
 
-import "github.com/dynamic-config-admission/dynamic-config/decider/decision"
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+)
 
 // step is one row of the mutating path's evaluation order (spec 01 §8.1):
 // it returns the first refusal among its checks, nil when they all pass.
@@ -14,47 +18,47 @@ type step struct {
 var steps = []step{
 	{"B6", unknownKey},
 	{"B7", emptyValue},
-	{"B8", onDefault(valueOf(iSource))},
-	{"B9", onDefault(pinOf(iSource))},
+	{"B8", onDefault(valueOf(registry.Source))},
+	{"B9", onDefault(pinOf(registry.Source))},
 	{"B10", onDefault(storePins(true))},
 	{"B11", onDefault(pairPins)},
-	{"B12", onDefault(valueOf(iMode), pinOf(iMode))},
-	{"B13", onDefault(valueOf(iWatchSeconds), pinOf(iWatchSeconds))},
-	{"B14", onDefault(valuesOf(iTokenSecret, iPasswordSecret, iEndpointSecret, iCAConfigMap, iSSHSecret,
-		iSchemaConfigMap, iCanaryConfigMap, iTemplateConfigMap, iTLSSecret, iExtraSecret, iAWSSecret))},
+	{"B12", onDefault(valueOf(registry.Mode), pinOf(registry.Mode))},
+	{"B13", onDefault(valueOf(registry.WatchSeconds), pinOf(registry.WatchSeconds))},
+	{"B14", onDefault(valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret,
+		registry.SchemaConfigMap, registry.CanaryConfigMap, registry.TemplateConfigMap, registry.TLSSecret, registry.ExtraSecret, registry.AWSSecret))},
 	{"B15", endpointRequired},
 	{"B16", onDefault(endpointBoth)},
 	{"B17", onDefault(sshSecretAuth)},
 	{"B18", onDefault(tlsSkipVerify)},
-	{"B19", onDefault(valueOf(iVolumeMedium), pinOf(iVolumeMedium))},
-	{"B20", onDefault(valueOf(iNativeSidecar), pinOf(iNativeSidecar))},
-	{"B21", onDefault(pinOf(iCPURequest), pinOf(iMemoryRequest), pinOf(iCPULimit), pinOf(iMemoryLimit))},
+	{"B19", onDefault(valueOf(registry.VolumeMedium), pinOf(registry.VolumeMedium))},
+	{"B20", onDefault(valueOf(registry.NativeSidecar), pinOf(registry.NativeSidecar))},
+	{"B21", onDefault(pinOf(registry.AgentCPURequest), pinOf(registry.AgentMemoryRequest), pinOf(registry.AgentCPULimit), pinOf(registry.AgentMemoryLimit))},
 	{"B22", ephemeralStorage},
-	{"B23", onDefault(valuesOf(iCPURequest, iMemoryRequest, iCPULimit, iMemoryLimit), cpuRequestAboveLimit, memoryRequestAboveLimit)},
-	{"B24", onDefault(valueOf(iFileMode), pinOf(iFileMode))},
-	{"B25", onDefault(valueOf(iRunAsUser), pinOf(iRunAsUser), valueOf(iRunAsGroup), pinOf(iRunAsGroup))},
+	{"B23", onDefault(valuesOf(registry.AgentCPURequest, registry.AgentMemoryRequest, registry.AgentCPULimit, registry.AgentMemoryLimit), cpuRequestAboveLimit, memoryRequestAboveLimit)},
+	{"B24", onDefault(valueOf(registry.FileMode), pinOf(registry.FileMode))},
+	{"B25", onDefault(valueOf(registry.AgentRunAsUser), pinOf(registry.AgentRunAsUser), valueOf(registry.AgentRunAsGroup), pinOf(registry.AgentRunAsGroup))},
 	{"B26", sameUser},
 	{"B27", envInjectMode},
 	{"B28", envRestart},
 	{"B29", awsSecretSource},
-	{"B30", onDefault(valueOf(iMetricsPort), pinOf(iMetricsPort))},
-	{"B31", onDefault(valueOf(iMeta))},
-	{"B32", onDefault(valueOf(iDynamic))},
-	{"B33", onDefault(valueOf(iRevokeOnShutdown))},
+	{"B30", onDefault(valueOf(registry.MetricsPort), pinOf(registry.MetricsPort))},
+	{"B31", onDefault(valueOf(registry.Meta))},
+	{"B32", onDefault(valueOf(registry.Dynamic))},
+	{"B33", onDefault(valueOf(registry.RevokeOnShutdown))},
 	{"B34", revokeGrace},
 	{"B35", revokeGraceNeedsDynamic},
 	{"B36", initFirst},
 	{"B37", notifyHTTP},
-	{"B38", onDefault(valueOf(iTLSReload))},
+	{"B38", onDefault(valueOf(registry.TLSReload))},
 	{"B39", history},
 	{"B40", canaryInit},
-	{"B41", onDefault(valueOf(iTimeout))},
+	{"B41", onDefault(valueOf(registry.Timeout))},
 	{"B42", agentImage},
 	{"B43", events},
-	{"B44", onDefault(valueOf(iOnDrift))},
-	{"B45", onDefault(valuesOf(iStartupPolicy, iOnDelete, iMaxDocumentBytes))},
+	{"B44", onDefault(valueOf(registry.OnDrift))},
+	{"B45", onDefault(valuesOf(registry.StartupPolicy, registry.OnDelete, registry.MaxDocumentBytes))},
 	{"B46", revokeOnShutdownNeedsDynamic},
-	{"B47", onDefault(valueOf(iReadiness))},
+	{"B47", onDefault(valueOf(registry.Readiness))},
 	{"B48", requireAck},
 	{"B49", agentEnv},
 	{"B50", injectContainers},
@@ -90,12 +94,12 @@ func runChecks(s *state, r *render, checks []renderCheck) *decision.Refusal {
 }
 
 // valueOf is the key's own value check on the pod's annotation.
-func valueOf(i int) renderCheck {
+func valueOf(i registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal { return s.checkValue(r, i) }
 }
 
 // valuesOf is valueOf for several keys, in order.
-func valuesOf(keys ...int) renderCheck {
+func valuesOf(keys ...registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal {
 		for _, i := range keys {
 			if ref := s.checkValue(r, i); ref != nil {
@@ -107,21 +111,21 @@ func valuesOf(keys ...int) renderCheck {
 }
 
 // pinOf is pin.<knob>.
-func pinOf(i int) renderCheck {
+func pinOf(i registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal { return s.checkPin(r, i) }
 }
 
 // pinOrder is the pin order of the store-shaped knobs (step B10), path included.
-var pinOrder = []int{iEndpoint, iEndpointSecret, iKey, iPath, iTokenSecret, iPasswordSecret, iCAConfigMap,
-	iTLSSecret, iSSHSecret, iAWSSecret, iSection, iAuth, iAuthMount, iAuthRole, iAuthUsername,
-	iAuthTokenPath, iNamespace, iRef, iAPIURL, iTemplate, iTemplateConfigMap}
+var pinOrder = []registry.ID{registry.Endpoint, registry.EndpointSecret, registry.Key, registry.Path, registry.TokenSecret, registry.PasswordSecret, registry.CAConfigMap,
+	registry.TLSSecret, registry.SSHSecret, registry.AWSSecret, registry.Section, registry.Auth, registry.AuthMount, registry.AuthRole, registry.AuthUsername,
+	registry.AuthTokenPath, registry.Namespace, registry.Ref, registry.APIURL, registry.Template, registry.TemplateConfigMap}
 
 // storePins is pin.<knob> for the store-shaped knobs in pin order; named
 // renders skip path (no tier answers it).
 func storePins(withPath bool) renderCheck {
 	return func(s *state, r *render) *decision.Refusal {
 		for _, i := range pinOrder {
-			if i == iPath && !withPath {
+			if i == registry.Path && !withPath {
 				continue
 			}
 			if ref := s.checkPin(r, i); ref != nil {
@@ -134,8 +138,8 @@ func storePins(withPath bool) renderCheck {
 
 // pairPins is pair-pin.endpoint then pair-pin.template.
 func pairPins(s *state, r *render) *decision.Refusal {
-	if ref := s.checkPairPin(r, iEndpoint, iEndpointSecret, "pair-pin.endpoint"); ref != nil {
+	if ref := s.checkPairPin(r, registry.Endpoint, registry.EndpointSecret, "pair-pin.endpoint"); ref != nil {
 		return ref
 	}
-	return s.checkPairPin(r, iTemplate, iTemplateConfigMap, "pair-pin.template")
+	return s.checkPairPin(r, registry.Template, registry.TemplateConfigMap, "pair-pin.template")
 }
