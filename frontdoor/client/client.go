@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -52,10 +51,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Target == "" {
 		return nil, errors.New("decider client: the target is empty")
 	}
-	opts := []grpc.DialOption{
-		grpc.WithDefaultServiceConfig(serviceConfig),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, PermitWithoutStream: true}),
-	}
+	opts := append([]grpc.DialOption{grpc.WithDefaultServiceConfig(serviceConfig)}, wanOptions()...)
 
 	loopback := isLoopbackTarget(cfg.Target)
 	if cfg.Plaintext {
