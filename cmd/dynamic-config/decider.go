@@ -162,7 +162,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	d.shutdown(f.shutdownGrace)
 	stopOps()
 	if metricsErr != nil {
-		<-metricsErr
+		<-metricsErr //nolint:errcheck // waiting for the metrics listener to end; it logged its own failure
 	}
 	return exitOK
 }
@@ -310,7 +310,7 @@ func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, logger *sl
 		if err := srv.Shutdown(drain); err != nil {
 			srv.Close()
 		}
-		<-served
+		<-served //nolint:errcheck // waiting for Serve to return after Shutdown; its error is the shutdown's
 		out <- nil
 	}()
 	return out

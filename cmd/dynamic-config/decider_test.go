@@ -34,9 +34,13 @@ func foundationEmptyFile(t *testing.T) string {
 
 func TestDeciderStartRefusals(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("watchSeconds: \"-1\"\nendpoint: http://x\n"), 0o600)
+	if err := os.WriteFile(bad, []byte("watchSeconds: \"-1\"\nendpoint: http://x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	typo := filepath.Join(t.TempDir(), "callers.yaml")
-	os.WriteFile(typo, []byte("callers:\n  - name: west\n    cluster: [west]\n    credentials:\n      - tokenSHA265: abc\n"), 0o600)
+	if err := os.WriteFile(typo, []byte("callers:\n  - name: west\n    cluster: [west]\n    credentials:\n      - tokenSHA265: abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string

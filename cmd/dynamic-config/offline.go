@@ -65,7 +65,7 @@ func newOfflineEngine(inst *installation.Installation) (*offlineEngine, error) {
 		return nil, fmt.Errorf("start the in-process decider: %w", err)
 	}
 	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
+	go func() { _ = srv.Serve(lis) }() // ends with Stop; the in-memory listener has no other failure
 	conn, err := grpc.NewClient("passthrough:///offline-decider",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))

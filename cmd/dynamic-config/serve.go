@@ -198,7 +198,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")
-		<-errc
+		<-errc //nolint:errcheck // waiting for Serve to return; a cancelled serve has nothing to report
 		return exitOK
 	case err := <-errc:
 		if ctx.Err() != nil {

@@ -159,7 +159,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	go dsrv.Serve(dlis)
+	go func() { _ = dsrv.Serve(dlis) }()
 	tb.Cleanup(func() { dsrv.Shutdown(time.Second) })
 
 	dc, err := client.New(client.Config{Target: dlis.Addr().String(), Plaintext: true})
@@ -189,7 +189,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { hs.Serve(ctx, hlis); close(done) }()
+	go func() { _ = hs.Serve(ctx, hlis); close(done) }()
 	tb.Cleanup(func() { cancel(); <-done })
 
 	transport := &http.Transport{

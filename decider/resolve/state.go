@@ -66,10 +66,8 @@ type state struct {
 	emptyKey   string // the smallest key refused by value.empty
 	hasEmpty   bool
 
-	gates []decision.GateRuling
-	// sameUserWhere is where agent-run-as-same-user took its UID from.
-	sameUserWhere string
-	agentEnv      []installation.EnvEntry // the pod's agent-env entries, in order
+	gates    []decision.GateRuling
+	agentEnv []installation.EnvEntry // the pod's agent-env entries, in order
 }
 
 // read sorts the pod's prefixed annotations into renders, also-names, the

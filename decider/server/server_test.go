@@ -237,7 +237,9 @@ func TestBearerToken(t *testing.T) {
 	})
 	t.Run("an empty token file is refused at start", func(t *testing.T) {
 		empty := filepath.Join(t.TempDir(), "empty")
-		os.WriteFile(empty, []byte("\n"), 0o600)
+		if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := New(Config{TokenFile: empty}, installation.NewStore(nil), &echoService{}); err == nil {
 			t.Error("New accepted an empty token file")
 		}
