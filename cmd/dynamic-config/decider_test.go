@@ -17,6 +17,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -95,7 +96,7 @@ func TestDeciderOverLoopback(t *testing.T) {
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     prometheus.NewRegistry(),
-		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		server:       server.Config{Reflection: true},
 	})
@@ -241,7 +242,7 @@ func TestDeciderShutdownIsIdempotent(t *testing.T) {
 	d, err := startDecider(t.Context(), deciderSetup{
 		logger:       slog.New(slog.DiscardHandler),
 		registry:     prometheus.NewRegistry(),
-		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 	})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
@@ -59,7 +60,7 @@ func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
 // newOfflineEngine starts the in-process decider with inst and the front
 // door handler in front of it. Close releases both.
 func newOfflineEngine(inst *installation.Installation) (*offlineEngine, error) {
-	store := installation.NewStore(inst)
+	store := loader.NewStore(inst)
 	srv, err := server.New(server.Config{}, store, service.New(store, nil, nil))
 	if err != nil {
 		return nil, fmt.Errorf("start the in-process decider: %w", err)

@@ -21,7 +21,7 @@ package main
 // process environment: the offline door runs inject without --no-env while
 // processEnviron (installation_flags.go) answers the case's list — the
 // process environment itself is never touched — and the cluster door's
-// decider loads with installation.Options.Environ set to the same list.
+// decider loads with loader.Options.Environ set to the same list.
 // Without the file both doors use no environment at all (--no-env, nil).
 // The subtests are not parallel, since processEnviron is package state.
 
@@ -50,6 +50,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -138,7 +139,7 @@ func discoverCases(t *testing.T) []goldenCase {
 // dialing it with frontdoor/client — with the production logger (to
 // io.Discard) and metrics, so benchmarks measure what a cluster runs.
 type clusterDoor struct {
-	store  *installation.Store
+	store  *loader.Store
 	url    string
 	client *http.Client
 }
@@ -149,7 +150,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	store := installation.NewStore(installation.Empty())
+	store := loader.NewStore(installation.Empty())
 	dm := dmetrics.NewDecider(prometheus.NewRegistry())
 	dsrv, err := server.New(server.Config{Logger: logger, Metrics: dm}, store, service.New(store, logger, dm))
 	if err != nil {
@@ -255,7 +256,7 @@ func caseEnviron(t *testing.T, c goldenCase) []string {
 // with the case's environment only (none without an environment file).
 func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation {
 	t.Helper()
-	inst, err := installation.Load(installation.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
+	inst, err := loader.Load(loader.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
 		Environ: caseEnviron(t, c)})
 	if err != nil {
 		t.Fatalf("installation of case %s: %v", c.name, err)

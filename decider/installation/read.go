@@ -5,17 +5,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // input is one setting's value as one door gives it: the variable's text, or
 // the document's node.
 type input struct {
-	text   string     // the variable's value (environment)
-	node   *yaml.Node // the document's node (document)
+	text   string        // the variable's value (environment)
+	node   *doctree.Node // the document's node (document)
 	ctx    ctx
 	source Source
 	origin string // the variable, or "<document>: <key>"
@@ -163,10 +163,10 @@ func readStoreDefaults(in input, report sink) reading {
 		}
 		r.readString(in.ctx, t)
 	} else {
-		if isNull(in.node) {
+		if doctree.IsNull(in.node) {
 			return reading{}
 		}
-		if n := resolve(in.node); n.Kind == yaml.ScalarNode && trim(n.Value) == "" {
+		if n := in.node; n.Kind == doctree.Scalar && trim(n.Value) == "" {
 			return reading{}
 		}
 		r.readNode(in.node)
@@ -197,7 +197,7 @@ func readGate(s setting, in input, report sink) reading {
 	rep := func(p string) { failed = true; report(p) }
 	// The variable's text and the document's string form read alike.
 	text, isText := in.text, in.node == nil
-	if n := resolve(in.node); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+	if n := in.node; n != nil && n.Kind == doctree.Scalar && !doctree.IsNull(n) {
 		text, isText = n.Value, true
 	}
 	if isText {
@@ -211,35 +211,35 @@ func readGate(s setting, in input, report sink) reading {
 			rep(p)
 		}
 	} else {
-		n := resolve(in.node)
+		n := in.node
 		switch {
-		case isNull(n):
+		case doctree.IsNull(n):
 			return reading{}
-		case n.Kind == yaml.SequenceNode:
+		case n.Kind == doctree.Sequence:
 			rep(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
 		default:
-			for _, np := range pairs(n) {
+			for _, np := range doctree.Pairs(n) {
 				path := s.Key + "." + np.Key
 				c := docCtx(path, s.Variable).String()
-				v := resolve(np.Value)
-				if isNull(v) {
+				v := np.Value
+				if doctree.IsNull(v) {
 					continue
 				}
 				var names []string
 				switch v.Kind {
-				case yaml.MappingNode:
+				case doctree.Mapping:
 					rep(path + ": a list of names, or one comma-separated string; this is a map")
 					continue
-				case yaml.ScalarNode:
+				case doctree.Scalar:
 					if trim(v.Value) == "" {
 						continue // a blank scalar is unset (spec 02 §3 rule 2)
 					}
 					names = strings.Split(v.Value, ",")
-				case yaml.SequenceNode:
+				case doctree.Sequence:
 					for j, item := range v.Content {
 						text, ok, _ := scalar("", item)
-						if it := resolve(item); it != nil && it.Kind != yaml.ScalarNode {
-							rep(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + kindWord(it))
+						if it := item; it != nil && it.Kind != doctree.Scalar {
+							rep(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + doctree.KindWord(it))
 							continue
 						}
 						if ok {
@@ -276,8 +276,8 @@ func readEnvPolicy(in input, report sink) reading {
 		}
 		p, problems = envpolicy.ParseVariable(in.text)
 	} else {
-		n := resolve(in.node)
-		if isNull(n) || (n.Kind == yaml.ScalarNode && trim(n.Value) == "") {
+		n := in.node
+		if doctree.IsNull(n) || (n.Kind == doctree.Scalar && trim(n.Value) == "") {
 			return reading{}
 		}
 		p, problems = envpolicy.ParseDocument(in.node, "envPolicy")

@@ -92,16 +92,16 @@ const DefaultDocumentPath = "/etc/dynamic-config/installation.yaml"
 
 // Variable names used by the loader directly.
 const (
-	varStoreDefaults = "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS"
-	varOverridable   = "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE"
-	varEnvPolicy     = "DYNAMIC_CONFIG_ENV_POLICY"
-	varAgentEnv      = "DYNAMIC_CONFIG_AGENT_ENV"
-	varImageAllow    = "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW"
-	varTLSSkip       = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY"
-	varAllowEvents   = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS"
-	varClasses       = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
-	varImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
-	varPullSecret    = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
+	varStoreDefaults      = "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS"
+	varOverridable        = "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE"
+	varEnvPolicy          = "DYNAMIC_CONFIG_ENV_POLICY"
+	varAgentEnv           = "DYNAMIC_CONFIG_AGENT_ENV"
+	VarImageAllow         = "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW"
+	VarAllowTLSSkipVerify = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY"
+	VarAllowEvents        = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS"
+	VarClasses            = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
+	VarAgentImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
+	VarPullSecret         = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
 )
 
 // frontdoorVariables are the front door's own names under the scanned prefixes
@@ -134,6 +134,9 @@ func Variables() []string {
 	}
 	return append(out, DefaultsFileVariable)
 }
+
+// DocumentKeys are the document's keys (spec 02 §2.6), in order.
+func DocumentKeys() []string { return append([]string(nil), documentKeys...) }
 
 // documentKeys is the document's key list (spec 02 §2.6), in order.
 var documentKeys = func() []string {

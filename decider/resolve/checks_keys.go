@@ -4,11 +4,12 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // unknownKey is key.unknown (B6): the first unknown key in byte order.

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
-
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 

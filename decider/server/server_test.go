@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -240,7 +241,7 @@ func TestBearerToken(t *testing.T) {
 		if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := New(Config{TokenFile: empty}, installation.NewStore(nil), &echoService{}); err == nil {
+		if _, err := New(Config{TokenFile: empty}, loader.NewStore(nil), &echoService{}); err == nil {
 			t.Error("New accepted an empty token file")
 		}
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/resolve"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -24,7 +25,7 @@ import (
 type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
 
-	store   *installation.Store
+	store   *loader.Store
 	logger  *slog.Logger
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
@@ -37,7 +38,7 @@ var _ deciderv1.DeciderServiceServer = (*Service)(nil)
 
 // New returns the service over store. A nil logger discards; nil metrics
 // record nothing.
-func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Service {
+func New(store *loader.Store, logger *slog.Logger, m *metrics.Decider) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -17,10 +18,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	"log/slog"
-
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -51,7 +51,7 @@ type served struct {
 	reg    *prometheus.Registry
 }
 
-func serve(t *testing.T, store *installation.Store) *served {
+func serve(t *testing.T, store *loader.Store) *served {
 	t.Helper()
 	logs := &lockedBuffer{}
 	reg := prometheus.NewRegistry()
@@ -90,7 +90,7 @@ func consulPod() *deciderv1.PodFacts {
 }
 
 func TestDecideRejectsBrokenRequests(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	pod := func(kind deciderv1.ResourceKind) *deciderv1.PodFacts {
 		p := consulPod()
 		p.ResourceKind = kind
@@ -134,7 +134,7 @@ func TestDecideRejectsBrokenRequests(t *testing.T) {
 }
 
 func TestUnavailableWithoutAnInstallation(t *testing.T) {
-	s := serve(t, installation.NewStore(nil))
+	s := serve(t, loader.NewStore(nil))
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
 	if code := status.Code(err); code != codes.Unavailable {
 		t.Errorf("Decide: got %v, want Unavailable", code)
@@ -153,7 +153,7 @@ func TestUnavailableWithoutAnInstallation(t *testing.T) {
 
 func TestDecideAnswers(t *testing.T) {
 	inst := installation.Empty()
-	s := serve(t, installation.NewStore(inst))
+	s := serve(t, loader.NewStore(inst))
 	ids := map[string]bool{}
 	for i := 0; i < 3; i++ {
 		resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
@@ -229,7 +229,7 @@ func TestDecideAnswers(t *testing.T) {
 }
 
 func TestDecidePanicIsInternal(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	s.svc.decide = func(*installation.Installation, *decision.Facts) decision.Decision { panic("resolver bug") }
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
 	st := status.Convert(err)
@@ -275,7 +275,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ..
 }
 
 func TestDecisionLogLineOfARefusal(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	pod := consulPod()
 	pod.Annotations["dynamic-config.rs/watch-seconds"] = "soon-ish"
 	resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: pod})

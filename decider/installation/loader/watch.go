@@ -1,4 +1,4 @@
-package installation
+package loader
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
 
 // DefaultReloadInterval is the document poll interval when none is given.
@@ -156,11 +158,11 @@ func (w *watcher) reload(quiet bool) {
 		oldRevision = old.Revision
 	}
 	inst, err := Load(w.opts)
-	at := now()
+	at := time.Now()
 	if err != nil {
-		var p *Problems
+		var p *installation.Problems
 		if !errors.As(err, &p) {
-			p = &Problems{DocumentPath: w.opts.DocumentPath, Lines: []string{err.Error()}}
+			p = &installation.Problems{DocumentPath: w.opts.DocumentPath, Lines: []string{err.Error()}}
 		}
 		w.obs.ReloadRejected(len(p.Lines))
 		w.logger.Error("installation reload rejected; keeping the last good one",
@@ -188,8 +190,8 @@ func (w *watcher) reload(quiet bool) {
 	w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 }
 
-func warnEnvPolicy(logger *slog.Logger, inst *Installation) {
+func warnEnvPolicy(logger *slog.Logger, inst *installation.Installation) {
 	if inst.EnvPolicy != nil {
-		logger.Warn(EnvPolicyWarning, "revision", inst.Revision)
+		logger.Warn(installation.EnvPolicyWarning, "revision", inst.Revision)
 	}
 }

@@ -1,4 +1,7 @@
-package installation
+// Package docparse reads document text — YAML, JSON and TOML by a file's
+// extension — into doctree trees, the only form the installation model and
+// the environment policy validate.
+package docparse
 
 import (
 	"bytes"
@@ -6,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,55 +16,15 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
 
-// document is the installation document as read: its path, whether it
-// exists, and its top-level map (nil for the empty document).
-type document struct {
-	path    string
-	present bool
-	root    *yaml.Node
-}
+const asciiSpace = " \t\n\r\v\f"
 
-// readDocument reads and parses the document at path (spec 02 §1, §5.3).
-// Problems go to the shape section of the report.
-func readDocument(path string, explicit bool, rep *report) document {
-	d := document{path: path}
-	if path == "" {
-		return d
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if explicit {
-				rep.shape = append(rep.shape, path+": the installation document does not exist")
-			}
-			return d
-		}
-		rep.shape = append(rep.shape, path+": the installation document cannot be read: "+unwrapPathError(err))
-		return d
-	}
-	d.present = true
-	root, problem := parseDocument(path, data)
-	if problem != "" {
-		rep.shape = append(rep.shape, problem)
-		return d
-	}
-	d.root = root
-	return d
-}
-
-func unwrapPathError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// blankDocument reports whether data is empty or holds only whitespace and
+// Blank reports whether data is empty or holds only whitespace and
 // "#" comment lines: the empty document whatever the file's name.
-func blankDocument(data []byte) bool {
+func Blank(data []byte) bool {
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		l := bytes.Trim(line, asciiSpace)
 		if len(l) != 0 && l[0] != '#' {
@@ -73,10 +34,16 @@ func blankDocument(data []byte) bool {
 	return true
 }
 
-// parseDocument parses data by the extension of path into a mapping node;
-// nil for the empty document. problem is a shape problem.
-func parseDocument(path string, data []byte) (*yaml.Node, string) {
-	if blankDocument(data) {
+// Document parses an installation document by the extension of path into
+// its top-level map; nil for the empty document. problem is the shape problem
+// of a document that does not parse or is not a map.
+func Document(path string, data []byte) (root *doctree.Node, problem string) {
+	n, problem := document(path, data)
+	return FromYAML(n), problem
+}
+
+func document(path string, data []byte) (*yaml.Node, string) {
+	if Blank(data) {
 		return nil, ""
 	}
 	var root *yaml.Node
@@ -86,7 +53,7 @@ func parseDocument(path string, data []byte) (*yaml.Node, string) {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return nil, path + ": the installation document is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")
 		}
-		root = resolve(&doc)
+		root = unwrap(&doc)
 	case ".json":
 		n, err := jsonToNode(data)
 		if err != nil {
