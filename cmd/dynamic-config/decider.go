@@ -46,6 +46,7 @@ type deciderFlags struct {
 	reloadInterval time.Duration
 	maxRecvBytes   int64
 	shutdownGrace  time.Duration
+	pprof          bool
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -64,6 +65,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", loader.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -85,6 +87,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if !allPositive(stderr, "decider",
 		durationFlag("reload-interval", f.reloadInterval),
 		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
 		return exitUsage
 	}
 	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
@@ -145,8 +151,8 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
 			return exitUsage
 		}
-		metricsErr = serveHTTP(opsCtx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
-		logger.Info("metrics listening", "addr", lis.Addr().String())
+		metricsErr = serveHTTP(opsCtx, lis, opsHandler(server.MetricsHandler(reg, d.server.Ready), f.pprof), logger, f.shutdownGrace)
+		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
 	select {

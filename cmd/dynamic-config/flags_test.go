@@ -140,6 +140,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
 			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "8388608"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
+			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
@@ -161,6 +162,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", "7340032"},
 			row{"cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", "10s"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
+			row{"pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", "false"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
 			row{"addr", "", "127.0.0.1:8080"},
@@ -174,6 +176,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"addr-file", "", ""},
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+			row{"pprof", "", "false"},
 		)},
 	}
 	for _, table := range tables {

@@ -46,6 +46,7 @@ type frontdoorFlags struct {
 	maxRequestBytes        int64
 	certReloadInterval     time.Duration
 	shutdownGrace          time.Duration
+	pprof                  bool
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -69,6 +70,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
+	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -96,6 +98,10 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("frontdoor").Error())
 		return exitUsage
 	}
 	if problem := callers.CheckClusterName(f.clusterName); problem != "" {
@@ -166,6 +172,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
+		Pprof:         f.pprof,
 	})
 	lis, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -179,6 +186,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "frontdoor: metrics listener: %v\n", err)
 			return exitUsage
 		}
+		logger.Info("metrics listening", "addr", opsLis.Addr().String(), "pprof", f.pprof)
 	}
 	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
 		"decider_target", f.deciderTarget, "cluster", f.clusterName, "on_decider_error", f.onDeciderError)

@@ -119,6 +119,10 @@ type recordingClient struct {
 }
 
 func (c *recordingClient) Decide(ctx context.Context, in *deciderv1.DecisionRequest, opts ...grpc.CallOption) (*deciderv1.DecisionResponse, error) {
+	// The handler asks for the plan view; the offline doors show the whole
+	// decision (explain's provenance, gates and policy results), so they ask
+	// for everything. The answer built from it is the same.
+	in.View = deciderv1.DecisionView_DECISION_VIEW_FULL
 	resp, err := c.DeciderServiceClient.Decide(ctx, in, opts...)
 	c.mu.Lock()
 	c.last = resp.GetDecision()

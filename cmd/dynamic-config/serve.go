@@ -51,6 +51,7 @@ type serveFlags struct {
 	addrFile               string
 	onDeciderError         string
 	onDeciderErrorValidate string
+	pprof                  bool
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -66,6 +67,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
 // runServe is `dynamic-config serve`: decider and front door in one process
@@ -93,6 +95,10 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("serve").Error())
 		return exitUsage
 	}
 	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
@@ -176,7 +182,8 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			return exitUsage
 		}
 		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
-		metricsErr = serveHTTP(ctx, mlis, server.MetricsHandler(reg, ready), logger, serveShutdownGrace)
+		metricsErr = serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), f.pprof), logger, serveShutdownGrace)
+		logger.Info("metrics listening", "addr", mlis.Addr().String(), "pprof", f.pprof)
 	}
 
 	scheme := "http"

@@ -40,16 +40,35 @@ func Decide(inst *installation.Installation, f *decision.Facts) decision.Decisio
 	if f.Purpose == decision.PurposeValidate {
 		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
 	}
-	return mutate(inst, f)
+	return mutate(inst, f, true)
 }
 
-// mutate is the mutating path.
-func mutate(inst *installation.Installation, f *decision.Facts) decision.Decision {
+// DecidePlan is Decide without the per-value provenance: the renders carry
+// their name, source and agent containers but no values. Everything else —
+// outcome, refusals, warnings, audit annotations, plan, gates — is
+// Decide's. It answers DECISION_VIEW_PLAN (spec 06 §2.1, docs/spec-changes.md),
+// which never sends the values, so they are not computed.
+func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	if inst == nil {
+		inst = installation.Empty()
+	}
+	if f == nil {
+		f = &decision.Facts{}
+	}
+	if f.Purpose == decision.PurposeValidate {
+		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+	}
+	return mutate(inst, f, false)
+}
+
+// mutate is the mutating path; withValues says whether the renders carry
+// their values.
+func mutate(inst *installation.Installation, f *decision.Facts, withValues bool) decision.Decision {
 	d := decision.Decision{
 		InstallationRevision: inst.Revision,
 		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
 	}
-	s := &state{inst: inst, f: f}
+	s := &state{inst: inst, f: f, withValues: withValues}
 
 	// B1: no prefixed annotation.
 	if !hasPrefixed(f.Annotations) {

@@ -68,6 +68,9 @@ type state struct {
 
 	gates    []decision.GateRuling
 	agentEnv []installation.EnvEntry // the pod's agent-env entries, in order
+	// withValues: the output renders carry their values (Decide, not
+	// DecidePlan).
+	withValues bool
 }
 
 // read sorts the pod's prefixed annotations into renders, also-names, the

@@ -44,6 +44,9 @@ func checkRequest(req *deciderv1.DecisionRequest) error {
 	if req.GetPod() == nil {
 		return invalidArgument("decision request: pod is missing")
 	}
+	if _, known := deciderv1.DecisionView_name[int32(req.GetView())]; !known {
+		return invalidArgument("decision request: view " + req.GetView().String() + " is not known; send DECISION_VIEW_PLAN or DECISION_VIEW_FULL, or leave it unset for FULL")
+	}
 	kind := req.GetPod().GetResourceKind()
 	if _, known := deciderv1.ResourceKind_name[int32(kind)]; !known {
 		return invalidArgument("decision request: resource_kind " + kind.String() + " is not known")

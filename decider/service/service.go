@@ -30,8 +30,10 @@ type Service struct {
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
 	cluster string
-	// decide is the pure resolver (resolve.Decide).
-	decide func(*installation.Installation, *decision.Facts) decision.Decision
+	// decide is the pure resolver (resolve.Decide); decidePlan answers the
+	// plan view without computing the values it would not send
+	// (resolve.DecidePlan).
+	decide, decidePlan func(*installation.Installation, *decision.Facts) decision.Decision
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -42,7 +44,7 @@ func New(store *loader.Store, logger *slog.Logger, m *metrics.Decider) *Service 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide, decidePlan: resolve.DecidePlan}
 }
 
 // Decide answers one admission question (spec 06 §2–3, §6).
@@ -74,7 +76,11 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
 		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
 	}
-	d := s.decide(inst, facts)
+	decide := s.decide
+	if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
+		decide = s.decidePlan
+	}
+	d := decide(inst, facts)
 	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
@@ -95,7 +101,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		}
 		d.AuditAnnotations = annotations
 	}
-	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)

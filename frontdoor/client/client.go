@@ -19,6 +19,10 @@ import (
 // chart's headless Service with a dns:/// target).
 const serviceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
 
+// flowWindow is the fixed HTTP/2 flow-control window of each stream and
+// connection: far above any decision the decider sends.
+const flowWindow = 1 << 20
+
 // keepaliveTime is the ping interval on an idle connection.
 const keepaliveTime = 30 * time.Second
 
@@ -51,7 +55,13 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Target == "" {
 		return nil, errors.New("decider client: the target is empty")
 	}
-	opts := append([]grpc.DialOption{grpc.WithDefaultServiceConfig(serviceConfig)}, wanOptions()...)
+	opts := append([]grpc.DialOption{
+		grpc.WithDefaultServiceConfig(serviceConfig),
+		// Fixed flow-control windows turn off the BDP estimator, whose pings
+		// otherwise cross the connection with almost every call.
+		grpc.WithInitialWindowSize(flowWindow),
+		grpc.WithInitialConnWindowSize(flowWindow),
+	}, wanOptions()...)
 
 	loopback := isLoopbackTarget(cfg.Target)
 	if cfg.Plaintext {

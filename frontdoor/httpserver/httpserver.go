@@ -41,6 +41,9 @@ type Config struct {
 	Logger *slog.Logger
 	// ShutdownGrace bounds the drain on shutdown (default 30s).
 	ShutdownGrace time.Duration
+	// Pprof adds net/http/pprof under /debug/pprof/ on the ops listener
+	// (ServeOps) only (--pprof).
+	Pprof bool
 }
 
 // Server is the admission server.
@@ -138,7 +141,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // ServeOps serves OpsHandler in plain HTTP on ln until ctx ends.
 func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
-	return serve(ctx, s.httpServer(OpsHandler(s.cfg.Certs, s.cfg.Gatherer)), ln, s.cfg.ShutdownGrace)
+	h := OpsHandler(s.cfg.Certs, s.cfg.Gatherer)
+	if s.cfg.Pprof {
+		h = WithPprof(h)
+	}
+	return serve(ctx, s.httpServer(h), ln, s.cfg.ShutdownGrace)
 }
 
 // ListenAndServe listens on addr (TCP) and calls Serve.

@@ -31,6 +31,9 @@ type DecisionRequest struct {
 	// pod carries the facts of the object; for workloads, the pod template's facts plus the
 	// workload's identity.
 	Pod *PodFacts `protobuf:"bytes,2,opt,name=pod,proto3" json:"pod,omitempty"`
+	// view says which fields of the decision are sent back; unset means DECISION_VIEW_FULL. The
+	// front door asks for DECISION_VIEW_PLAN.
+	View DecisionView `protobuf:"varint,3,opt,name=view,proto3,enum=dynamicconfig.decider.v1.DecisionView" json:"view,omitempty"`
 	// cluster names the cluster the object is admitted in, as the calling front door is configured
 	// (--cluster-name); empty means the decider's own cluster. With a callers file the decider
 	// answers only when the authenticated caller may speak for this cluster.
@@ -81,6 +84,13 @@ func (x *DecisionRequest) GetPod() *PodFacts {
 		return x.Pod
 	}
 	return nil
+}
+
+func (x *DecisionRequest) GetView() DecisionView {
+	if x != nil {
+		return x.View
+	}
+	return DecisionView_DECISION_VIEW_UNSPECIFIED
 }
 
 func (x *DecisionRequest) GetCluster() string {
@@ -323,10 +333,11 @@ var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescrip
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
-	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12\x18\n" +
+	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
+	"\x04view\x18\x03 \x01(\x0e2&.dynamicconfig.decider.v1.DecisionViewR\x04view\x12\x18\n" +
 	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
@@ -372,33 +383,35 @@ var file_dynamicconfig_decider_v1_decider_service_proto_goTypes = []any{
 	(*GetInstallationResponse)(nil), // 3: dynamicconfig.decider.v1.GetInstallationResponse
 	(Purpose)(0),                    // 4: dynamicconfig.decider.v1.Purpose
 	(*PodFacts)(nil),                // 5: dynamicconfig.decider.v1.PodFacts
-	(*Decision)(nil),                // 6: dynamicconfig.decider.v1.Decision
-	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
-	(*Setting)(nil),                 // 8: dynamicconfig.decider.v1.Setting
-	(*StoreDefaults)(nil),           // 9: dynamicconfig.decider.v1.StoreDefaults
-	(*Gate)(nil),                    // 10: dynamicconfig.decider.v1.Gate
-	(*EnvPolicy)(nil),               // 11: dynamicconfig.decider.v1.EnvPolicy
-	(*ReloadStatus)(nil),            // 12: dynamicconfig.decider.v1.ReloadStatus
+	(DecisionView)(0),               // 6: dynamicconfig.decider.v1.DecisionView
+	(*Decision)(nil),                // 7: dynamicconfig.decider.v1.Decision
+	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
+	(*Setting)(nil),                 // 9: dynamicconfig.decider.v1.Setting
+	(*StoreDefaults)(nil),           // 10: dynamicconfig.decider.v1.StoreDefaults
+	(*Gate)(nil),                    // 11: dynamicconfig.decider.v1.Gate
+	(*EnvPolicy)(nil),               // 12: dynamicconfig.decider.v1.EnvPolicy
+	(*ReloadStatus)(nil),            // 13: dynamicconfig.decider.v1.ReloadStatus
 }
 var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	4,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
 	5,  // 1: dynamicconfig.decider.v1.DecisionRequest.pod:type_name -> dynamicconfig.decider.v1.PodFacts
-	6,  // 2: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
-	7,  // 3: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
-	8,  // 4: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
-	9,  // 5: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
-	10, // 6: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
-	11, // 7: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
-	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
-	0,  // 9: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
-	2,  // 10: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
-	1,  // 11: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
-	3,  // 12: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
-	11, // [11:13] is the sub-list for method output_type
-	9,  // [9:11] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 2: dynamicconfig.decider.v1.DecisionRequest.view:type_name -> dynamicconfig.decider.v1.DecisionView
+	7,  // 3: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
+	8,  // 4: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
+	9,  // 5: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
+	10, // 6: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
+	11, // 7: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
+	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
+	13, // 9: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
+	0,  // 10: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
+	2,  // 11: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
+	1,  // 12: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
+	3,  // 13: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
+	12, // [12:14] is the sub-list for method output_type
+	10, // [10:12] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_decider_service_proto_init() }
@@ -407,6 +420,7 @@ func file_dynamicconfig_decider_v1_decider_service_proto_init() {
 		return
 	}
 	file_dynamicconfig_decider_v1_decision_proto_init()
+	file_dynamicconfig_decider_v1_decision_view_proto_init()
 	file_dynamicconfig_decider_v1_installation_proto_init()
 	file_dynamicconfig_decider_v1_pod_facts_proto_init()
 	type x struct{}
