@@ -20,7 +20,7 @@ func sourceSubject(r *render) string {
 	switch {
 	case r.name != "":
 		return "dynamic-config.rs/source." + r.name + " is " + q(r.source)
-	case r.vals[registry.Source].tier == decision.TierAnnotation:
+	case fromPod(r.vals[registry.Source].tier):
 		return "dynamic-config.rs/source is " + q(r.source)
 	}
 	return "the fleet default source " + q(r.source)
@@ -33,7 +33,7 @@ func sourceGates(s *state) *decision.Refusal {
 	ns := s.f.Namespace
 	for r := range s.renders {
 		k := ""
-		if r.vals[registry.Source].tier == decision.TierAnnotation {
+		if fromPod(r.vals[registry.Source].tier) {
 			k = r.ann[registry.Source].key
 		}
 		deny := s.inst.SourceDeny.Listing(ns)

@@ -76,6 +76,9 @@ func (s *state) resolveRender(r *render) {
 // ladder resolves knob i for render r.
 func (s *state) ladder(r *render, i registry.ID) value {
 	if a := &r.ann[i]; a.set {
+		if a.class != "" {
+			return value{text: a.value, set: true, tier: decision.TierClass}
+		}
 		return value{text: a.value, set: true, tier: decision.TierAnnotation}
 	}
 	if p, ok := pairOf[i]; ok && r.ann[p].set {
@@ -111,6 +114,11 @@ func (s *state) builtIn(i registry.ID) string {
 	}
 	return rows[i].BuiltIn
 }
+
+// fromPod reports whether a tier is the pod's own writing: an annotation,
+// or a class the pod named (everything after B3 sees a class-filled value as
+// if the pod had written it, spec 08 §3 step 6).
+func fromPod(t decision.Tier) bool { return t == decision.TierAnnotation || t == decision.TierClass }
 
 // key is the key of knob i for render r: as the pod wrote it, else its spelling.
 func key(r *render, i registry.ID) string {

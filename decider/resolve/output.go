@@ -61,6 +61,8 @@ func (s *state) provenance(r *render, i registry.ID, validated bool) decision.Re
 	switch {
 	case v.tier == decision.TierAnnotation:
 		rv.AnnotationKey = r.ann[i].key
+	case v.tier == decision.TierClass:
+		rv.Class = r.ann[i].class
 	case v.fromInst:
 		iv := s.supplier(r, i)
 		rv.Pinned = iv.Pinned
