@@ -52,6 +52,15 @@ func (s *state) silent(r *render, i registry.ID) (installation.Value, decision.T
 	return installation.Value{}, decision.TierNone, "", false
 }
 
+// resolveRenders resolves the default render, then the named renders.
+func (s *state) resolveRenders() {
+	s.resolveRender(&s.def)
+	for _, r := range s.named {
+		s.resolveRender(r)
+	}
+	s.resolved = true
+}
+
 // resolveRender walks every knob's ladder for render r: annotation >
 // installation tiers (per-store group of the render's store, fleet) >
 // built-in. Either-or pairs resolve as a level: when the pod answers either

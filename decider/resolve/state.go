@@ -62,6 +62,10 @@ type state struct {
 	// the pod named once B3 found it.
 	classes   *classes.Set
 	consulted *classes.Class
+	// classesRevision is the class set's revision once B3 consulted it.
+	classesRevision string
+	// resolved: every knob's ladder has been walked (the steps from B6 on).
+	resolved bool
 
 	def   render
 	named []*render
