@@ -73,21 +73,7 @@ func read(s setting, in input, report sink) reading {
 	c := in.ctx.String()
 	switch s.Kind {
 	case kindKnob:
-		value, marker := splitMarker(text)
-		if value == "" {
-			report(c + ": " + s.Knob + " is empty")
-			return reading{}
-		}
-		normalised, f := registry.Lookup(s.Knob).Check(value)
-		if f != nil {
-			report(f.Message(c + ": " + s.Knob))
-			return reading{}
-		}
-		v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
-		if in.source == SourceDocument {
-			v.DocumentPath = s.Key
-		}
-		return reading{set: true, display: value, marker: marker, canon: value + markerSuffix(marker), value: v}
+		return readKnob(s, in, c, text, report)
 	case kindAgentEnv:
 		entries, problems := ParseEnvList(c, text)
 		for _, p := range problems {
@@ -105,37 +91,13 @@ func read(s setting, in input, report sink) reading {
 		}
 		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindClasses:
-		switch text {
-		case "false", "true": // spec 08 §2: the decider watches the classes when true
-			return reading{set: true, display: text, canon: text, flag: text == "true"}
-		default:
+		if text != "true" && text != "false" { // spec 08 §2: the decider watches the classes when true
 			report(s.Variable + " is " + redact.Quote(text) + `: "true" or "false"`)
+			return reading{}
 		}
-		return reading{}
+		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindImageAllow:
-		var prefixes []string
-		bad := false
-		for _, p := range strings.Split(text, ",") {
-			p = trim(p)
-			if p == "" {
-				continue
-			}
-			if p == "*" {
-				report(c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`)
-				bad = true
-				continue
-			}
-			prefixes = append(prefixes, p)
-		}
-		if bad {
-			return reading{}
-		}
-		if len(prefixes) == 0 {
-			report(c + ": names nothing; leave it empty to allow no agent-image")
-			return reading{}
-		}
-		joined := strings.Join(prefixes, ", ")
-		return reading{set: true, display: joined, canon: joined, prefixes: prefixes}
+		return readImageAllow(c, text, report)
 	case kindImage:
 		if strings.ContainsAny(text, asciiSpace) {
 			report(s.Variable + " is " + redact.Quote(text) + ": an image reference without spaces")
@@ -150,6 +112,53 @@ func read(s setting, in input, report sink) reading {
 		return reading{set: true, display: text, canon: text}
 	}
 	return reading{}
+}
+
+// readKnob reads a fleet default: the knob's value and marker, checked by
+// the knob's own grammar (its registry row).
+func readKnob(s setting, in input, c, text string, report sink) reading {
+	value, marker := splitMarker(text)
+	if value == "" {
+		report(c + ": " + s.Knob + " is empty")
+		return reading{}
+	}
+	normalised, f := registry.Lookup(s.Knob).Check(value)
+	if f != nil {
+		report(f.Message(c + ": " + s.Knob))
+		return reading{}
+	}
+	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
+	if in.source == SourceDocument {
+		v.DocumentPath = s.Key
+	}
+	return reading{set: true, display: value, marker: marker, canon: value + markerSuffix(marker), value: v}
+}
+
+// readImageAllow reads agentImageAllow: comma-separated image prefixes, "*" refused.
+func readImageAllow(c, text string, report sink) reading {
+	var prefixes []string
+	bad := false
+	for _, p := range strings.Split(text, ",") {
+		p = trim(p)
+		if p == "" {
+			continue
+		}
+		if p == "*" {
+			report(c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`)
+			bad = true
+			continue
+		}
+		prefixes = append(prefixes, p)
+	}
+	if bad {
+		return reading{}
+	}
+	if len(prefixes) == 0 {
+		report(c + ": names nothing; leave it empty to allow no agent-image")
+		return reading{}
+	}
+	joined := strings.Join(prefixes, ", ")
+	return reading{set: true, display: joined, canon: joined, prefixes: prefixes}
 }
 
 func readStoreDefaults(in input, report sink) reading {
