@@ -73,7 +73,6 @@ const (
 	expectPathShape    = `an absolute file path in a directory of its own, like "/config/app.toml"`
 	expectPathReserved = `/etc/dynamic-config and everything under it is where the agent mounts its own files — choose another directory`
 	expectEmpty        = `give it a value or drop it`
-	expectSource       = `one of consul, vault, config-server, firestore, git, redis, etcd, nats, s3`
 	expectNotifyHTTP   = `an http:// URL on the pod itself — host localhost, 127.0.0.1 or [::1]`
 )
 
@@ -110,7 +109,7 @@ var (
 	// Bool is bool.value: "true" or "false".
 	Bool = Enum("bool.value", expectBool, "true", "false")
 	// Source is source.value: one of the nine stores, compared raw.
-	Source = Grammar{check: enum("source.value", expectSource, Stores...)}
+	Source = Grammar{check: enum("source.value", "one of "+strings.Join(Stores, ", "), Stores...)}
 )
 
 // Enum accepts exactly one of words (case-sensitive), refusing with check and

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 )
 
 func TestAPodWithOnlyInjectUnderTheEmptyInstallationIsRefusedForTheEndpointFirst(t *testing.T) {
@@ -320,12 +319,6 @@ func TestTheStepsAreB1ToB60InOrder(t *testing.T) {
 		if want := "B" + strconv.Itoa(k+1); id != want {
 			t.Fatalf("step %d is %s, want %s", k, id, want)
 		}
-	}
-}
-
-func TestTheKnobStoreListIsTheInstallations(t *testing.T) {
-	if strings.Join(knob.Stores, ",") != strings.Join(installation.Stores, ",") {
-		t.Fatalf("knob.Stores %v, installation.Stores %v", knob.Stores, installation.Stores)
 	}
 }
 
