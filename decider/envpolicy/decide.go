@@ -19,7 +19,6 @@ const (
 const (
 	WarningCodeRule                = "env-policy-warn"
 	WarningCodeWorkloadAnnotations = "workload-annotations"
-	AuditRevision                  = "revision"
 	auditRulePrefix                = "env-policy-rule-"
 	annotationPrefix               = "dynamic-config.rs/"
 )
@@ -68,10 +67,7 @@ func Target(k decision.ResourceKind) (string, bool) {
 // of the installation with this revision. It is pure: no I/O, no logging.
 // Messages name variables, never values. DecisionID is left empty.
 func Decide(p *Policy, revision string, f *decision.Facts) decision.Decision {
-	d := decision.Decision{
-		InstallationRevision: revision,
-		AuditAnnotations:     map[string]string{AuditRevision: revision},
-	}
+	d := decision.New(revision)
 	if p == nil {
 		d.Outcome, d.SkipReason = decision.OutcomeSkip, decision.SkipNoPolicy
 		return d

@@ -7,10 +7,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// AuditClassesRevision is the audit annotation of a decision that consulted
-// classes (spec 08 §2).
-const AuditClassesRevision = "classes-revision"
-
 // resolveClass is B3 (spec 08 §3), run when the pod names a class and does
 // not carry status: injected. Classes off is class.disabled; otherwise the
 // class is looked up (namespaced, then cluster), admitted, and fills the

@@ -19,9 +19,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// AuditRevision is the audit annotation every decision carries.
-const AuditRevision = "revision"
-
 // Agent container names the status mark looks for (spec 01 §6).
 const (
 	agentContainer = "dynamic-config-agent"
@@ -76,10 +73,7 @@ func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f 
 // mutate is the mutating path; withValues says whether the renders carry
 // their values.
 func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
-	d := decision.Decision{
-		InstallationRevision: inst.Revision,
-		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
-	}
+	d := decision.New(inst.Revision)
 	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
 	for _, st := range steps {
 		if st.do != nil {
@@ -140,7 +134,7 @@ func (s *state) stamp(d decision.Decision) decision.Decision {
 func (s *state) stampClasses(d decision.Decision) decision.Decision {
 	if s.classesRevision != "" {
 		d.ClassesRevision = s.classesRevision
-		d.AuditAnnotations[AuditClassesRevision] = s.classesRevision
+		d.AuditAnnotations[decision.AuditClassesRevision] = s.classesRevision
 	}
 	return d
 }
