@@ -6,12 +6,8 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
@@ -74,16 +70,9 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if s.classes.Enabled() && cls == nil {
 		return nil, errClassesNotSynced
 	}
-	id := uuid.NewString()
-	defer func() {
-		if p := recover(); p != nil {
-			s.logger.ErrorContext(ctx, "decision panicked",
-				slog.String("decision_id", id),
-				slog.String("panic", fmt.Sprint(p)),
-				slog.String("stack", string(debug.Stack())))
-			resp, err = nil, internalError(id)
-		}
-	}()
+	// A panic from here on is recovered by the server's interceptor, which
+	// answers and logs it under this decision id (Recovered).
+	id := DecisionID(ctx)
 
 	facts := factsFromProto(req.GetPurpose(), req.GetPod())
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {

@@ -56,9 +56,21 @@ func serve(t *testing.T, store *loader.Store) *served {
 	t.Helper()
 	logs := &lockedBuffer{}
 	reg := prometheus.NewRegistry()
-	svc := New(store, slog.New(slog.NewJSONHandler(logs, nil)), metrics.NewDecider(reg))
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	svc := New(store, logger, metrics.NewDecider(reg))
 	listener := bufconn.Listen(1 << 20)
-	server := grpc.NewServer()
+	// The decider server's recovery, as decider/server wires it: a decision id
+	// per call, a panic answered by Recovered.
+	recovering := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		ctx = WithDecisionID(ctx)
+		defer func() {
+			if p := recover(); p != nil {
+				resp, err = nil, Recovered(ctx, logger, p)
+			}
+		}()
+		return handler(ctx, req)
+	}
+	server := grpc.NewServer(grpc.ChainUnaryInterceptor(recovering))
 	deciderv1.RegisterDeciderServiceServer(server, svc)
 	go func() { _ = server.Serve(listener) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
