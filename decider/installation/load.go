@@ -11,6 +11,10 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
 
+// BlankDocumentProblem is the one problem of a reload refused because the
+// document became blank (GetInstallation.last_reload.problems).
+const BlankDocumentProblem = "the document became empty; write {} to mean the empty installation"
+
 // now is the clock used for LoadedAt (tests replace it).
 var now = time.Now
 
@@ -19,8 +23,13 @@ var now = time.Now
 // met reading it (a missing or unreadable file, text that does not parse) —
 // the loader (decider/installation/loader) reads it, the model never does.
 type Document struct {
-	Path     string
-	Present  bool
+	Path    string
+	Present bool
+	// Blank: present, and empty, whitespace or comments only (the empty document).
+	Blank bool
+	// Unread: the document could not be read or parsed, or was refused as
+	// blank; its revision was then not attempted.
+	Unread   bool
 	Root     *doctree.Node
 	Problems []string
 }
@@ -55,6 +64,7 @@ func build(doc Document, env environment, rep *report) (*Installation, error) {
 	inst := Empty()
 	inst.DocumentPath = doc.Path
 	inst.DocumentPresent = doc.Present
+	inst.DocumentBlank = doc.Blank
 	canon := map[string]any{}
 	readings := make([]reading, len(settings))
 	inputs := make([]input, len(settings))
@@ -111,7 +121,13 @@ func build(doc Document, env environment, rep *report) (*Installation, error) {
 	canonical := encodeCanonical(canon)
 	revision := Revision(canonical)
 	if lines := rep.lines(); len(lines) > 0 {
-		return nil, &Problems{DocumentPath: doc.Path, Lines: lines, AttemptedRevision: revision}
+		attempted := revision
+		if doc.Unread {
+			// Nothing of the document was read: the settings that "did
+			// parse" would name the empty document, which was not attempted.
+			attempted = ""
+		}
+		return nil, &Problems{DocumentPath: doc.Path, Lines: lines, AttemptedRevision: attempted}
 	}
 	inst.Canonical = canonical
 	inst.Revision = revision
