@@ -90,7 +90,7 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	if !pod.SpecPresent {
 		return nil, unfit("the pod has no spec to patch")
 	}
-	b := builder{pod: pod}
+	b := builder{pod: pod, ops: make([]Op, 0, 16)}
 
 	// 1. The status annotation.
 	sa := plan.GetStatusAnnotation()
@@ -191,7 +191,7 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 // encodeOps writes the ops as review.Marshal would ([]Op through
 // encoding/json: op, path, then value unless nil), without reflection.
 func encodeOps(ops []Op) ([]byte, error) {
-	out := make([]byte, 0, 256*len(ops))
+	out := make([]byte, 0, 512*len(ops))
 	out = append(out, '[')
 	for i := range ops {
 		op := &ops[i]

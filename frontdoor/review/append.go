@@ -35,8 +35,14 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
+		var small [16]string // the keys of a patch value's object fit: no allocation
+		keys := small[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(v) {
+		for i, k := range keys {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -81,18 +87,15 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+func appendStringMap(dst []byte, m map[string]string) []byte {
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return keys
-}
-
-func appendStringMap(dst []byte, m map[string]string) []byte {
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
