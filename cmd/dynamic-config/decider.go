@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -45,6 +46,7 @@ type deciderFlags struct {
 	reloadInterval time.Duration
 	maxRecvBytes   int64
 	shutdownGrace  time.Duration
+	classes        classesSetup
 	pprof          bool
 }
 
@@ -64,6 +66,9 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
+	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
+	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
 }
 
@@ -124,6 +129,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.addr,
+		classes:        f.classes,
 		callers:        f.callers,
 		cluster:        f.clusterName,
 		server: server.Config{
@@ -218,14 +224,16 @@ type deciderSetup struct {
 	installation   installation.Options
 	reloadInterval time.Duration
 	addr           string
+	classes        classesSetup
 	callers        string        // the callers file ("" = none)
 	cluster        string        // the decider's own cluster name
-	server         server.Config // Logger, Metrics and Callers are filled in
+	server         server.Config // Logger, Metrics, Callers and ClassesSynced are filled in
 }
 
 // runningDecider is a decider that loaded its installation and listens.
 type runningDecider struct {
 	store   *installation.Store
+	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
 	addr    net.Addr
@@ -255,7 +263,22 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 		}
 		cfg.Callers = file
 	}
-	srv, err := server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster))
+	var srv *server.Server
+	refresh := make(chan struct{})
+	cs, err := startClasses(ctx, setup.classes, inst, setup.registry, setup.logger, func() {
+		<-refresh // server.New returned
+		if srv != nil {
+			srv.RefreshHealth()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cs != nil {
+		cfg.ClassesSynced = cs.Synced
+	}
+	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs))
+	close(refresh)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
@@ -265,7 +288,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
-	d := &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
+	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)

@@ -140,6 +140,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
 			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "8388608"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
+			row{"classes", "", "false"}, // spec 08 §2 (DYNAMIC_CONFIG_WEBHOOK_CLASSES is the installation's classesEnabled)
+			row{"kubeconfig", "", ""},   // spec 08 §2
+			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
@@ -176,6 +179,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"addr-file", "", ""},
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "", "false"},
 		)},
 	}

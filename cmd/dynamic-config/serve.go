@@ -50,6 +50,7 @@ type serveFlags struct {
 	addrFile               string
 	onDeciderError         string
 	onDeciderErrorValidate string
+	classesFile            string
 	pprof                  bool
 }
 
@@ -65,6 +66,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
+	fs.stringVar(&s.classesFile, "classes-file", "", "", classesFileHelp)
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
 	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
@@ -130,6 +132,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
+		classes:        classesSetup{file: f.classesFile},
 		server:         server.Config{TokenFile: tokenFile, Reflection: true},
 	})
 	if err != nil {

@@ -60,6 +60,8 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 	switch {
 	case v.tier == decision.TierAnnotation:
 		rv.AnnotationKey = r.ann[i].key
+	case v.tier == decision.TierClass:
+		rv.Class = r.ann[i].class
 	case v.fromInst:
 		iv := s.supplier(r, i)
 		rv.Pinned = iv.Pinned

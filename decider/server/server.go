@@ -59,6 +59,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics supplies the gRPC server metrics (nil = none).
 	Metrics *metrics.Decider
+	// ClassesSynced, when set, must also hold for SERVING and /readyz:
+	// classes are on and the watch has synced once (spec 08 §2).
+	ClassesSynced func() bool
 }
 
 // Server is the decider's gRPC server.
@@ -67,6 +70,8 @@ type Server struct {
 	health   *health.Server
 	store    *installation.Store
 	draining atomic.Bool
+	// classesSynced is Config.ClassesSynced (nil: classes are not a condition).
+	classesSynced func() bool
 }
 
 // New builds the server around svc. The health service reports SERVING
@@ -125,9 +130,10 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 	}
 
 	s := &Server{
-		grpc:   grpc.NewServer(opts...),
-		health: health.NewServer(),
-		store:  store,
+		grpc:          grpc.NewServer(opts...),
+		health:        health.NewServer(),
+		store:         store,
+		classesSynced: cfg.ClassesSynced,
 	}
 	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -151,10 +157,10 @@ func (s *Server) Serve(lis net.Listener) error {
 	return nil
 }
 
-// Ready reports whether an installation is held and the server is not
-// draining (the /readyz answer).
+// Ready reports whether an installation is held, the classes (when on)
+// have synced, and the server is not draining (the /readyz answer).
 func (s *Server) Ready() bool {
-	return s.store.Current() != nil && !s.draining.Load()
+	return s.store.Current() != nil && !s.draining.Load() && (s.classesSynced == nil || s.classesSynced())
 }
 
 // Shutdown turns health to NOT_SERVING, stops accepting calls and waits up

@@ -24,6 +24,7 @@ func DecisionToProtoView(d *decision.Decision, view deciderv1.DecisionView) *dec
 		AuditAnnotations:     d.AuditAnnotations,
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
+		ClassesRevision:      d.ClassesRevision,
 		Cluster:              d.Cluster,
 		Caller:               d.Caller,
 	}
@@ -111,6 +112,7 @@ func renderToProto(r *decision.Render) *deciderv1.Render {
 			pv.DocumentPath = v.DocumentPath
 			pv.Store = v.Store
 			pv.Note = v.Note
+			pv.Class = v.Class
 			out.Values[i] = pv
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
@@ -25,14 +26,15 @@ type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
 
 	store   *installation.Store
+	classes *classes.Store // nil: classes off
 	logger  *slog.Logger
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
 	cluster string
-	// decide is the pure resolver (resolve.Decide); decidePlan answers the
-	// plan view without computing the values it would not send
-	// (resolve.DecidePlan).
-	decide, decidePlan func(*installation.Installation, *decision.Facts) decision.Decision
+	// decide is the pure resolver (resolve.DecideWithClasses); decidePlan
+	// answers the plan view without computing the values it would not send
+	// (resolve.DecidePlanWithClasses).
+	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -43,7 +45,14 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide, decidePlan: resolve.DecidePlan}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.DecideWithClasses, decidePlan: resolve.DecidePlanWithClasses}
+}
+
+// WithClasses turns classes on with the set cs holds (spec 08 §2): while cs
+// holds no set yet (the watch's first sync), Decide answers Unavailable.
+func (s *Service) WithClasses(cs *classes.Store) *Service {
+	s.classes = cs
+	return s
 }
 
 // Decide answers one admission question (spec 06 §2–3, §6).
@@ -59,6 +68,10 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	inst := s.store.Current()
 	if inst == nil {
 		return nil, errNoInstallation
+	}
+	cls := s.classes.Current()
+	if s.classes.Enabled() && cls == nil {
+		return nil, errClassesNotSynced
 	}
 	id := uuid.NewString()
 	defer func() {
@@ -79,7 +92,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
 		decide = s.decidePlan
 	}
-	d := decide(inst, facts)
+	d := decide(inst, cls, facts)
 	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
@@ -115,5 +128,9 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 	if inst == nil {
 		return nil, errNoInstallation
 	}
-	return installationToProto(inst, s.store.LastReload()), nil
+	out := installationToProto(inst, s.store.LastReload())
+	if set := s.classes.Current(); set != nil {
+		out.Classes, out.ClassesRevision = classesToProto(set), set.Revision
+	}
+	return out, nil
 }
