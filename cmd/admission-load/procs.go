@@ -142,7 +142,7 @@ func startChildPolled(name, path string, args []string, find func(pid int) (map[
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait() // how it ended shows in its tail; exited is what matters
 		close(c.exited)
 	}()
 	deadline := time.After(startTimeout)
