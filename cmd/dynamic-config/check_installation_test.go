@@ -33,7 +33,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-const seedValues = "../../decider/installation/testdata/"
+const seedValues = "testdata/values/"
 
 func TestCheckInstallationExitCodes(t *testing.T) {
 	valid := writeFile(t, "installation.yaml", "watchSeconds: \"30\"\nfileMode: 0640\n")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -182,10 +181,6 @@ type positiveFlag struct {
 
 func durationFlag(name string, d time.Duration) positiveFlag {
 	return positiveFlag{name, d.String(), d > 0}
-}
-
-func countFlag(name string, n int64) positiveFlag {
-	return positiveFlag{name, strconv.FormatInt(n, 10), n > 0}
 }
 
 // allPositive prints "<cmd>: --<flag> is <value>: it must be positive" for
