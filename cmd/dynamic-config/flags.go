@@ -135,7 +135,9 @@ func (f *flagSet) printUsage() {
 }
 
 // PrintDefaults prints the flags as pflag does (-f, --filename FILE …).
-func (f *flagSet) PrintDefaults() { io.WriteString(f.Output(), pflagsOf(f.FlagSet).FlagUsages()) }
+func (f *flagSet) PrintDefaults() {
+	_, _ = io.WriteString(f.Output(), pflagsOf(f.FlagSet).FlagUsages())
+}
 
 // isSet reports whether the flag was given or came from its variable.
 func (f *flagSet) isSet(name string) bool {

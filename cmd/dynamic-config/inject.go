@@ -144,7 +144,7 @@ func injectDocuments(inst *installation.Installation, cls *classes.Set, docs []*
 			continue
 		case len(targets) == 1 && targets[0].pointer == "" && targets[0].pod != nil:
 			// a Pod: the front door's own patch and pod, byte for byte
-			r.Patch, r.Mutated = r.targets[0].admitted.Patch, r.targets[0].Mutated
+			r.Patch, r.Mutated = r.targets[0].Patch, r.targets[0].Mutated
 			results = append(results, r)
 			continue
 		}
@@ -210,7 +210,7 @@ func writeInjectLine(w io.Writer, file string, r *targetResult) {
 	case !a.Allowed && a.Status != nil:
 		fmt.Fprintf(w, "%s: refused (%s %d): %s\n", where, a.Status.Reason, a.Status.Code, a.Status.Message)
 	case a.Patch != "":
-		fmt.Fprintf(w, "%s: injected (%d agent container(s))\n", where, agentCount(r.admitted.Patch))
+		fmt.Fprintf(w, "%s: injected (%d agent container(s))\n", where, agentCount(r.Patch))
 	default:
 		fmt.Fprintf(w, "%s: nothing to inject (%s)\n", where, skipText(r.Mutate))
 	}
