@@ -6,6 +6,7 @@ package patch
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -56,11 +57,12 @@ func unfit(format string, args ...any) error {
 }
 
 // Op is one operation. Its members are declared in ascending byte order of
-// their JSON names (op, path, value); Value is nil for remove.
+// their JSON names (op, path, value); Value is the value's compact JSON, nil
+// for remove.
 type Op struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Patch is the result: the compact JSON array and its ops.
@@ -90,85 +92,120 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	if !pod.SpecPresent {
 		return nil, unfit("the pod has no spec to patch")
 	}
-	b := builder{pod: pod}
+	b := builder{pod: pod, ops: make([]Op, 0, 16)}
+	// The operations in the order of spec 03 §4: the status annotation,
+	// volumes, app mounts (ascending container index, the plan's order), the
+	// image pull secret, env-inject's command rewrite, the agents.
+	for _, part := range []func(*deciderv1.MutationPlan) error{
+		b.statusAnnotation, b.volumes, b.appMounts, b.pullSecret, b.commandRewrite, b.agents,
+	} {
+		if err := part(plan); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
+	if err != nil {
+		return nil, unfit("encode the patch: %v", err)
+	}
+	return &Patch{Ops: b.ops, JSON: raw}, nil
+}
 
-	// 1. The status annotation.
+// statusAnnotation adds the status mark (creating the annotations map when the pod has none).
+func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 	sa := plan.GetStatusAnnotation()
 	if sa.GetKey() == "" {
-		return nil, unfit("the plan carries no status annotation")
+		return unfit("the plan carries no status annotation")
 	}
-	if !pod.AnnotationsPresent {
-		b.add(pathAnnotations, map[string]any{})
+	if !b.pod.AnnotationsPresent {
+		b.add(pathAnnotations, emptyObject)
 	}
-	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), sa.GetValue()) // RFC 6901
+	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
+	return nil
+}
 
-	// 2. Volumes.
+// volumes appends the plan's volumes.
+func (b *builder) volumes(plan *deciderv1.MutationPlan) error {
 	for i, v := range plan.GetVolumes() {
 		value, err := volume(v)
 		if err != nil {
-			return nil, unfit("volume %d of the plan: %v", i, err)
+			return unfit("volume %d of the plan: %v", i, err)
 		}
-		b.appendTo(pathVolumes, pod.VolumesPresent, value)
+		b.appendTo(pathVolumes, b.pod.VolumesPresent, value)
 	}
+	return nil
+}
 
-	// 3. App mounts, ascending container index (the plan's order).
+// appMounts appends the shared volume's mount to the app containers.
+func (b *builder) appMounts(plan *deciderv1.MutationPlan) error {
 	for _, m := range plan.GetAppMounts() {
 		c, err := b.container(m.GetContainerIndex(), m.GetContainerName(), "app mount")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if m.GetMount() == nil {
-			return nil, unfit("the app mount for container %q carries no mount", m.GetContainerName())
+			return unfit("the app mount for container %q carries no mount", m.GetContainerName())
 		}
 		b.appendTo(containerPath(m.GetContainerIndex())+"/volumeMounts", c.VolumeMountsPresent, mount(m.GetMount()))
 	}
+	return nil
+}
 
-	// 4. The image pull secret.
+// pullSecret appends the agent image's pull secret.
+func (b *builder) pullSecret(plan *deciderv1.MutationPlan) error {
 	if s := plan.GetImagePullSecret(); s != "" {
-		b.appendTo(pathImagePullSecrets, pod.ImagePullSecretsPresent, map[string]any{"name": s})
+		b.appendTo(pathImagePullSecrets, b.pod.ImagePullSecretsPresent, nameOnly(s))
 	}
+	return nil
+}
 
-	// 5. The command rewrite of env-inject.
-	if rw := plan.GetCommandRewrite(); rw != nil {
-		c, err := b.container(rw.GetContainerIndex(), rw.GetContainerName(), "command rewrite")
+// commandRewrite replaces env-inject's target command (dropping its args)
+// and adds the restart probe.
+func (b *builder) commandRewrite(plan *deciderv1.MutationPlan) error {
+	rw := plan.GetCommandRewrite()
+	if rw == nil {
+		return nil
+	}
+	c, err := b.container(rw.GetContainerIndex(), rw.GetContainerName(), "command rewrite")
+	if err != nil {
+		return err
+	}
+	if !c.CommandPresent {
+		return unfit("the command rewrite targets container %q, which has no command to replace", c.Name)
+	}
+	if len(rw.GetCommand()) == 0 {
+		return unfit("the command rewrite for container %q carries no command", c.Name)
+	}
+	base := containerPath(rw.GetContainerIndex())
+	b.op("replace", base+"/command", stringList(rw.GetCommand()))
+	if c.ArgsPresent {
+		b.op("remove", base+"/args", nil)
+	}
+	if p := rw.GetLivenessProbe(); p != nil {
+		value, err := probe(p)
 		if err != nil {
-			return nil, err
+			return unfit("the liveness probe for container %q: %v", c.Name, err)
 		}
-		if !c.CommandPresent {
-			return nil, unfit("the command rewrite targets container %q, which has no command to replace", c.Name)
-		}
-		if len(rw.GetCommand()) == 0 {
-			return nil, unfit("the command rewrite for container %q carries no command", c.Name)
-		}
-		base := containerPath(rw.GetContainerIndex())
-		b.op("replace", base+"/command", stringList(rw.GetCommand()))
-		if c.ArgsPresent {
-			b.op("remove", base+"/args", nil)
-		}
-		if p := rw.GetLivenessProbe(); p != nil {
-			value, err := probe(p)
-			if err != nil {
-				return nil, unfit("the liveness probe for container %q: %v", c.Name, err)
-			}
-			b.add(base+"/livenessProbe", value)
-		}
+		b.add(base+"/livenessProbe", value)
 	}
+	return nil
+}
 
-	// 6. Agents, in plan order.
+// agents adds the agent containers in plan order, each to its list and position.
+func (b *builder) agents(plan *deciderv1.MutationPlan) error {
 	for i, a := range plan.GetAgents() {
 		value, err := agent(a.GetContainer())
 		if err != nil {
-			return nil, unfit("agent %d of the plan: %v", i, err)
+			return unfit("agent %d of the plan: %v", i, err)
 		}
 		var list string
 		var present bool
 		switch a.GetList() {
 		case deciderv1.ContainerList_CONTAINER_LIST_CONTAINERS:
-			list, present = pathContainers, pod.ContainersPresent
+			list, present = pathContainers, b.pod.ContainersPresent
 		case deciderv1.ContainerList_CONTAINER_LIST_INIT_CONTAINERS:
-			list, present = pathInitContainers, pod.InitContainersPresent
+			list, present = pathInitContainers, b.pod.InitContainersPresent
 		default:
-			return nil, unfit("agent %d of the plan names no container list", i)
+			return unfit("agent %d of the plan names no container list", i)
 		}
 		switch a.GetPosition() {
 		case deciderv1.Position_POSITION_APPEND:
@@ -177,21 +214,20 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 			b.ensureArray(list, present)
 			b.add(list+"/0", value)
 		default:
-			return nil, unfit("agent %d of the plan names no position", i)
+			return unfit("agent %d of the plan names no position", i)
 		}
 	}
-
-	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
-	if err != nil {
-		return nil, unfit("encode the patch: %v", err)
-	}
-	return &Patch{Ops: b.ops, JSON: raw}, nil
+	return nil
 }
 
-// encodeOps writes the ops as review.Marshal would ([]Op through
-// encoding/json: op, path, then value unless nil), without reflection.
+// encodeOps writes the ops as encoding/json writes []Op: op, path, then the
+// value unless nil.
 func encodeOps(ops []Op) ([]byte, error) {
-	out := make([]byte, 0, 256*len(ops))
+	size := 2
+	for i := range ops {
+		size += 32 + len(ops[i].Path) + len(ops[i].Value)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, '[')
 	for i := range ops {
 		op := &ops[i]
@@ -199,15 +235,12 @@ func encodeOps(ops []Op) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"op":`...)
-		out, _ = review.AppendValue(out, op.Op)
+		out = review.AppendString(out, op.Op)
 		out = append(out, `,"path":`...)
-		out, _ = review.AppendValue(out, op.Path)
+		out = review.AppendString(out, op.Path)
 		if op.Value != nil {
 			out = append(out, `,"value":`...)
-			var err error
-			if out, err = review.AppendValue(out, op.Value); err != nil {
-				return nil, err
-			}
+			out = append(out, op.Value...)
 		}
 		out = append(out, '}')
 	}
@@ -220,11 +253,11 @@ type builder struct {
 	created map[string]bool // absent arrays this patch already created
 }
 
-func (b *builder) op(op, path string, value any) {
+func (b *builder) op(op, path string, value json.RawMessage) {
 	b.ops = append(b.ops, Op{Op: op, Path: path, Value: value})
 }
 
-func (b *builder) add(path string, value any) { b.op("add", path, value) }
+func (b *builder) add(path string, value json.RawMessage) { b.op("add", path, value) }
 
 // ensureArray emits "add <path> []" once per patch for an absent array.
 func (b *builder) ensureArray(path string, present bool) {
@@ -235,10 +268,10 @@ func (b *builder) ensureArray(path string, present bool) {
 		b.created = map[string]bool{}
 	}
 	b.created[path] = true
-	b.add(path, []any{})
+	b.add(path, emptyArray)
 }
 
-func (b *builder) appendTo(path string, present bool, value any) {
+func (b *builder) appendTo(path string, present bool, value json.RawMessage) {
 	b.ensureArray(path, present)
 	b.add(path+"/-", value)
 }
@@ -257,13 +290,4 @@ func (b *builder) container(i int32, name, what string) (*Container, error) {
 
 func containerPath(i int32) string {
 	return pathContainers + "/" + strconv.Itoa(int(i))
-}
-
-// stringList is a string array value: written as a JSON array (never
-// null), without copying the strings into []any.
-func stringList(ss []string) []string {
-	if ss == nil {
-		return []string{}
-	}
-	return ss
 }
