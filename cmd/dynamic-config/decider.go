@@ -42,6 +42,9 @@ type deciderFlags struct {
 	reloadInterval time.Duration
 	maxRecvBytes   int64
 	shutdownGrace  time.Duration
+	drainDelay     time.Duration
+	maxConnAge     time.Duration
+	maxConnAgeWait time.Duration
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -58,6 +61,9 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_DECIDER_DRAIN_DELAY", server.DefaultDrainDelay, "on SIGTERM: serve this long as NOT_SERVING (health, /readyz) before the graceful stop; 0 = none")
+	fs.durationVar(&d.maxConnAge, "max-connection-age", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE", server.DefaultMaxConnectionAge, "close each client connection after this long (GOAWAY) so that clients re-resolve and find new replicas")
+	fs.durationVar(&d.maxConnAgeWait, "max-connection-age-grace", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE_GRACE", server.DefaultMaxConnectionAgeGrace, "what calls in flight get after that GOAWAY")
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -78,7 +84,13 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if !allPositive(stderr, "decider",
 		durationFlag("reload-interval", f.reloadInterval),
-		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		durationFlag("shutdown-grace", f.shutdownGrace),
+		durationFlag("max-connection-age", f.maxConnAge),
+		durationFlag("max-connection-age-grace", f.maxConnAgeWait)) {
+		return exitUsage
+	}
+	if f.drainDelay < 0 {
+		fmt.Fprintf(stderr, "decider: --drain-delay is %s: 0 or more\n", f.drainDelay)
 		return exitUsage
 	}
 	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
@@ -113,6 +125,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			TokenFile:    f.authTokenFile,
 			Reflection:   f.reflection,
 			MaxRecvBytes: int(f.maxRecvBytes),
+
+			MaxConnectionAge:      f.maxConnAge,
+			MaxConnectionAgeGrace: f.maxConnAgeWait,
+			DrainDelay:            f.drainDelay,
 		},
 	})
 	if err != nil {
@@ -146,7 +162,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		d.shutdown(f.shutdownGrace)
 		return exitRefused
 	}
-	logger.Info("shutting down", "grace", f.shutdownGrace.String())
+	logger.Info("shutting down", "drain_delay", f.drainDelay.String(), "grace", f.shutdownGrace.String())
 	d.shutdown(f.shutdownGrace)
 	stopOps()
 	if metricsErr != nil {

@@ -44,6 +44,7 @@ type frontdoorFlags struct {
 	maxRequestBytes        int64
 	certReloadInterval     time.Duration
 	shutdownGrace          time.Duration
+	drainDelay             time.Duration
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -66,6 +67,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
+	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", httpserver.DefaultDrainDelay, "on SIGTERM: keep answering this long with /readyz 503 and Connection: close before the shutdown; 0 = none")
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -100,6 +102,10 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		countFlag("max-request-bytes", f.maxRequestBytes),
 		durationFlag("cert-reload-interval", f.certReloadInterval),
 		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
+	if f.drainDelay < 0 {
+		fmt.Fprintf(stderr, "frontdoor: --drain-delay is %s: 0 or more\n", f.drainDelay)
 		return exitUsage
 	}
 
@@ -158,6 +164,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
+		DrainDelay:    f.drainDelay,
 	})
 	lis, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -28,8 +28,20 @@ import (
 // DefaultMaxRecvBytes is the default --max-recv-bytes (8 MiB).
 const DefaultMaxRecvBytes = 8 << 20
 
-// keepaliveMinTime is the shortest client ping interval the server tolerates.
-const keepaliveMinTime = 10 * time.Second
+// KeepaliveMinTime is the shortest client ping interval the server
+// tolerates; the front door pings less often (client.KeepaliveTime), so it
+// never earns a too_many_pings GOAWAY.
+const KeepaliveMinTime = 10 * time.Second
+
+// Connection ageing defaults (07 §1.1, issue 12): every connection is closed
+// with a GOAWAY after DefaultMaxConnectionAge (± 10 % jitter), calls in
+// flight get DefaultMaxConnectionAgeGrace, and the client re-resolves its
+// target — so a decider added by scaling is found within age + grace.
+const (
+	DefaultMaxConnectionAge      = 2 * time.Minute
+	DefaultMaxConnectionAgeGrace = 10 * time.Second
+	DefaultDrainDelay            = 5 * time.Second
+)
 
 // Config is the transport configuration; cmd builds it from the flags.
 type Config struct {
@@ -47,6 +59,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics supplies the gRPC server metrics (nil = none).
 	Metrics *metrics.Decider
+	// MaxConnectionAge closes every connection after about this long so
+	// that clients re-resolve (0 = DefaultMaxConnectionAge).
+	MaxConnectionAge time.Duration
+	// MaxConnectionAgeGrace is what calls in flight get after that GOAWAY
+	// (0 = DefaultMaxConnectionAgeGrace).
+	MaxConnectionAgeGrace time.Duration
+	// DrainDelay is how long Shutdown keeps serving after turning
+	// NOT_SERVING, so that health watchers and endpoint lists drop this
+	// replica before it stops accepting calls (0 = none).
+	DrainDelay time.Duration
 }
 
 // Server is the decider's gRPC server.
@@ -55,6 +77,7 @@ type Server struct {
 	health   *health.Server
 	store    *installation.Store
 	draining atomic.Bool
+	delay    time.Duration
 }
 
 // New builds the server around svc. The health service reports SERVING
@@ -80,14 +103,26 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		maxRecv = DefaultMaxRecvBytes
 	}
 
+	age, ageGrace := cfg.MaxConnectionAge, cfg.MaxConnectionAgeGrace
+	if age <= 0 {
+		age = DefaultMaxConnectionAge
+	}
+	if ageGrace <= 0 {
+		ageGrace = DefaultMaxConnectionAgeGrace
+	}
+
 	unary, stream := chain(cfg.Metrics, logger, token)
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(maxRecv),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-			MinTime:             keepaliveMinTime,
+			MinTime:             KeepaliveMinTime,
 			PermitWithoutStream: true,
+		}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      age,
+			MaxConnectionAgeGrace: ageGrace,
 		}),
 	}
 	if cfg.TLS != nil {
@@ -98,6 +133,7 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		grpc:   grpc.NewServer(opts...),
 		health: health.NewServer(),
 		store:  store,
+		delay:  cfg.DrainDelay,
 	}
 	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -127,11 +163,23 @@ func (s *Server) Ready() bool {
 	return s.store.Current() != nil && !s.draining.Load()
 }
 
-// Shutdown turns health to NOT_SERVING, stops accepting calls and waits up
-// to grace for the calls in flight, then stops hard.
+// Shutdown turns health to NOT_SERVING, keeps serving for the drain delay
+// (clients watching health drop this replica from their pick list, the
+// endpoint list drops it via /readyz), then stops accepting calls and waits
+// up to grace for the calls in flight, then stops hard.
 func (s *Server) Shutdown(grace time.Duration) {
-	s.draining.Store(true)
+	if s.draining.Swap(true) {
+		s.stop(grace)
+		return
+	}
 	s.health.Shutdown()
+	if s.delay > 0 {
+		time.Sleep(s.delay)
+	}
+	s.stop(grace)
+}
+
+func (s *Server) stop(grace time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

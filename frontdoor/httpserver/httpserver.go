@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,7 @@ const (
 	WriteTimeout         = 30 * time.Second
 	IdleTimeout          = 120 * time.Second
 	DefaultShutdownGrace = 30 * time.Second
+	DefaultDrainDelay    = 5 * time.Second
 )
 
 // Config configures a Server.
@@ -41,12 +43,19 @@ type Config struct {
 	Logger *slog.Logger
 	// ShutdownGrace bounds the drain on shutdown (default 30s).
 	ShutdownGrace time.Duration
+	// DrainDelay is how long the server keeps answering after shutdown
+	// began, with /readyz 503 and "Connection: close" on every response,
+	// before it stops accepting (0 = stop at once). The endpoint list drops
+	// the replica in that time and the API server stops reusing its idle
+	// keep-alive connections to it (kubernetes #127335).
+	DrainDelay time.Duration
 }
 
 // Server is the admission server.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg      Config
+	mux      *http.ServeMux
+	draining *atomic.Bool
 }
 
 // New returns a server for cfg.
@@ -60,14 +69,18 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
+	draining := new(atomic.Bool)
 	mux := http.NewServeMux()
 	if cfg.Admission != nil {
 		mux.Handle("/mutate", cfg.Admission)
 		mux.Handle("/validate", cfg.Admission)
 	}
-	addOps(mux, cfg.Certs, cfg.Gatherer)
-	return &Server{cfg: cfg, mux: mux}
+	addOps(mux, cfg.Certs, cfg.Gatherer, draining)
+	return &Server{cfg: cfg, mux: mux, draining: draining}
 }
+
+// Draining reports whether shutdown began (/readyz answers 503).
+func (s *Server) Draining() bool { return s.draining.Load() }
 
 // Handler is every endpoint of the admission listener.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -79,11 +92,11 @@ func OpsHandler(pair *certs.Pair, g prometheus.Gatherer) http.Handler {
 		g = prometheus.DefaultGatherer
 	}
 	mux := http.NewServeMux()
-	addOps(mux, pair, g)
+	addOps(mux, pair, g, new(atomic.Bool))
 	return mux
 }
 
-func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
+func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer, draining *atomic.Bool) {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		text(w, http.StatusOK, "ok")
 	})
@@ -95,6 +108,10 @@ func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
 	// bypassing --on-decider-error / --on-decider-error-validate, their
 	// messages, warnings, audit annotations and metrics.
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if draining.Load() {
+			text(w, http.StatusServiceUnavailable, "draining")
+			return
+		}
 		if pair != nil && !pair.Loaded() {
 			text(w, http.StatusServiceUnavailable, "no certificate loaded")
 			return
@@ -133,12 +150,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.Certs != nil {
 		ln = tls.NewListener(ln, s.cfg.Certs.ServerConfig())
 	}
-	return serve(ctx, s.httpServer(s.mux), ln, s.cfg.ShutdownGrace)
+	return s.serve(ctx, s.httpServer(s.mux), ln)
 }
 
-// ServeOps serves OpsHandler in plain HTTP on ln until ctx ends.
+// ServeOps serves /metrics, /healthz and /readyz in plain HTTP on ln until
+// ctx ends (its /readyz turns 503 with the admission listener's).
 func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
-	return serve(ctx, s.httpServer(OpsHandler(s.cfg.Certs, s.cfg.Gatherer)), ln, s.cfg.ShutdownGrace)
+	mux := http.NewServeMux()
+	addOps(mux, s.cfg.Certs, s.cfg.Gatherer, s.draining)
+	return s.serve(ctx, s.httpServer(mux), ln)
 }
 
 // ListenAndServe listens on addr (TCP) and calls Serve.
@@ -150,7 +170,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
+// serve runs srv on ln until ctx ends, then drains: readiness off and
+// keep-alives off at once (idle connections are closed, every further
+// response says "Connection: close"), new connections still answered for
+// the drain delay, then a graceful shutdown bounded by the grace.
+func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -158,8 +182,16 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Du
 		return err
 	case <-ctx.Done():
 	}
+	s.draining.Store(true)
 	srv.SetKeepAlivesEnabled(false)
-	drain, cancel := context.WithTimeout(context.Background(), grace)
+	if s.cfg.DrainDelay > 0 {
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(s.cfg.DrainDelay):
+		}
+	}
+	drain, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(drain)
 	if err != nil {
