@@ -126,6 +126,7 @@ type decider struct {
 	installation string
 	proc         *process
 	starts       int
+	extra        []string // more flags for every start
 }
 
 func newDecider(t *testing.T, name, installationPath string) *decider {
@@ -149,13 +150,14 @@ func (d *decider) start() {
 	t.Helper()
 	d.starts++
 	log := filepath.Join(testDir(t), fmt.Sprintf("%s-%d.log", d.name, d.starts))
-	d.proc = mustStart(t, d.name, log, nil, theCluster.product, "decider",
+	args := append([]string{"decider",
 		"--addr", d.addr,
 		"--metrics-addr", d.metricsAddr,
 		"--plaintext",
 		"--installation", d.installation,
 		"--reload-interval", "1s",
-	)
+	}, d.extra...)
+	d.proc = mustStart(t, d.name, log, nil, theCluster.product, args...)
 	if err := eventually(d.name+" /readyz", productReadyTimeout, 100*time.Millisecond, aliveCheck(d.proc, func() error {
 		return httpOK(http.DefaultClient, "http://"+d.metricsAddr+"/readyz", "")
 	})); err != nil {
@@ -171,12 +173,29 @@ func (d *decider) stop() {
 	}
 }
 
+// kill ends the decider with SIGKILL (a crash: no drain) and waits for it.
+func (d *decider) kill() {
+	d.t.Helper()
+	if d.proc.exited() {
+		return
+	}
+	_ = d.proc.cmd.Process.Kill()
+	<-d.proc.done
+}
+
 // startFrontdoor runs `dynamic-config frontdoor` on a loopback port with its
 // own serving pair, talking plaintext gRPC to deciderAddr.
 func startFrontdoor(t *testing.T, name, deciderAddr string, extra ...string) (*process, frontDoor) {
 	t.Helper()
+	pair := newServingPair(t, filepath.Join(testDir(t), name+"-tls"))
+	return startFrontdoorWithPair(t, name, deciderAddr, pair, extra...)
+}
+
+// startFrontdoorWithPair is startFrontdoor with a given serving pair (front
+// doors behind one address share one CA, as the chart's replicas do).
+func startFrontdoorWithPair(t *testing.T, name, deciderAddr string, pair servingPair, extra ...string) (*process, frontDoor) {
+	t.Helper()
 	dir := testDir(t)
-	pair := newServingPair(t, filepath.Join(dir, name+"-tls"))
 	port := freePort(t)
 	args := append([]string{"frontdoor",
 		"--addr", "127.0.0.1:" + strconv.Itoa(port),
