@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -38,6 +39,8 @@ type deciderFlags struct {
 	tlsClientCA    string
 	plaintext      bool
 	authTokenFile  string
+	callers        string
+	clusterName    string
 	reflection     bool
 	reloadInterval time.Duration
 	maxRecvBytes   int64
@@ -57,6 +60,8 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.tlsClientCA, "tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", "", "when set: mTLS, client certificates are required and verified against this CA")
 	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "serve gRPC without TLS")
 	fs.stringVar(&d.authTokenFile, "auth-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "when set: every DeciderService call needs authorization: Bearer <token>")
+	fs.stringVar(&d.callers, "callers", "DYNAMIC_CONFIG_DECIDER_CALLERS_FILE", "", "when set: the callers file — every DeciderService call must present a listed credential and may name only its caller's clusters (re-read on change; excludes --auth-token-file)")
+	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", "", "the decider's own cluster: the cluster of a request that names none (required with --callers)")
 	fs.boolVar(&d.reflection, "reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", true, "gRPC server reflection")
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
@@ -98,6 +103,11 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	if err := checkCallerFlags(f); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return exitUsage
+	}
+
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tlsConfig, err := deciderTLS(ctx, f, logger)
@@ -120,6 +130,8 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.addr,
+		callers:        f.callers,
+		cluster:        f.clusterName,
 		server: server.Config{
 			TLS:          tlsConfig,
 			TokenFile:    f.authTokenFile,
@@ -216,7 +228,9 @@ type deciderSetup struct {
 	installation   installation.Options
 	reloadInterval time.Duration
 	addr           string
-	server         server.Config // Logger and Metrics are filled in
+	callers        string        // the callers file ("" = none)
+	cluster        string        // the decider's own cluster name
+	server         server.Config // Logger, Metrics and Callers are filled in
 }
 
 // runningDecider is a decider that loaded its installation and listens.
@@ -243,7 +257,15 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	store := installation.NewStore(inst)
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
-	srv, err := server.New(cfg, store, service.New(store, setup.logger, m))
+	if setup.callers != "" {
+		opts := callers.Options{ClientCertificates: cfg.TLS != nil && cfg.TLS.ClientAuth == tls.RequireAndVerifyClientCert}
+		file, err := callers.Open(setup.callers, opts, setup.logger, func(set *callers.Set) { m.SetCallers(set.Names()) })
+		if err != nil {
+			return nil, fmt.Errorf("decider: %w", err)
+		}
+		cfg.Callers = file
+	}
+	srv, err := server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster))
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
@@ -266,7 +288,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 		}
 	}
 	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode,
-		"token", cfg.TokenFile != "", "reflection", cfg.Reflection, "revision", inst.Revision)
+		"token", cfg.TokenFile != "", "callers", setup.callers != "", "cluster", setup.cluster, "reflection", cfg.Reflection, "revision", inst.Revision)
 	return d, nil
 }
 
@@ -308,4 +330,21 @@ func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, logger *sl
 		out <- nil
 	}()
 	return out
+}
+
+// checkCallerFlags validates --cluster-name and its pairing with --callers.
+func checkCallerFlags(f deciderFlags) error {
+	if problem := callers.CheckClusterName(f.clusterName); problem != "" {
+		return errors.New("--cluster-name is " + problem)
+	}
+	if f.callers == "" {
+		return nil
+	}
+	if f.authTokenFile != "" {
+		return errors.New("--callers and --auth-token-file exclude each other; list the token's SHA-256 in the callers file as a caller's tokenSHA256")
+	}
+	if f.clusterName == "" {
+		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
+	}
+	return nil
 }

@@ -35,6 +35,8 @@ func foundationEmptyFile(t *testing.T) string {
 func TestDeciderStartRefusals(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("watchSeconds: \"-1\"\nendpoint: http://x\n"), 0o600)
+	typo := filepath.Join(t.TempDir(), "callers.yaml")
+	os.WriteFile(typo, []byte("callers:\n  - name: west\n    cluster: [west]\n    credentials:\n      - tokenSHA265: abc\n"), 0o600)
 	cases := []struct {
 		name string
 		args []string
@@ -52,6 +54,18 @@ func TestDeciderStartRefusals(t *testing.T) {
 			"decider: --tls-cert and --tls-key go together"},
 		{"an invalid installation stops the decider with every problem", []string{"--plaintext", "--installation", bad, "--addr", "127.0.0.1:0", "--metrics-addr", ""},
 			"dynamic-config: the installation is invalid (2 problems; document " + bad + "):"},
+		{"a callers file with typos is refused at start with every problem", []string{"--plaintext", "--installation", foundationEmptyFile(t),
+			"--callers", typo, "--cluster-name", "east", "--addr", "127.0.0.1:0", "--metrics-addr", ""},
+			"decider: callers file " + typo + " has 3 problem(s):\n" +
+				"  line 2: callers[0] (west).clusters: missing; list the clusters this caller may speak for\n" +
+				"  line 3: callers[0] (west).cluster: unknown key; accepted: name, clusters, credentials\n" +
+				"  line 5: callers[0] (west).credentials[0].tokenSHA265: unknown credential kind; accepted: tokenSHA256, uriSAN, dnsSAN\n"},
+		{"--callers needs the decider's own cluster name", []string{"--plaintext", "--callers", typo},
+			"decider: --callers needs --cluster-name: the decider's own cluster"},
+		{"--callers excludes --auth-token-file", []string{"--plaintext", "--callers", typo, "--cluster-name", "east", "--auth-token-file", "t"},
+			"decider: --callers and --auth-token-file exclude each other"},
+		{"a cluster name that is not a DNS name is refused", []string{"--plaintext", "--cluster-name", "East_1"},
+			`decider: --cluster-name is "East_1" is not a cluster name`},
 		{"a missing explicit installation document stops the decider", []string{"--plaintext", "--installation", bad + ".missing", "--addr", "127.0.0.1:0", "--metrics-addr", ""},
 			"the installation document does not exist"},
 	}

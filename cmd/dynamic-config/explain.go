@@ -44,6 +44,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer engine.Close()
+	engine.forCluster(in.cluster)
 
 	results := make([]*explanation, 0, len(in.docs))
 	for _, doc := range in.docs {

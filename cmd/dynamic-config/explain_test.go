@@ -195,6 +195,22 @@ func TestExplainCommand(t *testing.T) {
 			t.Errorf("no env policy line:\n%s", out)
 		}
 	})
+	t.Run("--cluster-name puts the cluster in the header and in the JSON decision", func(t *testing.T) {
+		out, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env", "--cluster-name", "west")
+		if code == exitUsage || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "revision: sha256:44136fa355b3…   cluster: west") {
+			t.Errorf("exit %d, header:\n%s%s", code, out, errOut)
+		}
+		out, _, _ = explainRun(t, "-f", pod, "--installation", empty, "--no-env", "--cluster-name", "west", "-o", "json")
+		if !strings.Contains(out, `"cluster": "west"`) {
+			t.Errorf("no cluster in the JSON:\n%s", out)
+		}
+	})
+	t.Run("--cluster-name refuses a name that is not a DNS name", func(t *testing.T) {
+		_, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env", "--cluster-name", "West")
+		if code != exitUsage || !strings.Contains(errOut, `explain: --cluster-name is "West" is not a cluster name`) {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
 	t.Run("-n names the namespace", func(t *testing.T) {
 		out, _, _ := explainRun(t, "-f", pod, "--installation", empty, "--no-env", "-n", "team-a")
 		if !strings.HasPrefix(out, "pod team-a/app ") {

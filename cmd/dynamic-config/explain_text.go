@@ -69,8 +69,8 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 	} else if primary.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP {
 		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.kind) + ")"
 	}
-	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s\n",
-		strings.ToLower(x.kind), x.namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()))
+	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s%s\n",
+		strings.ToLower(x.kind), x.namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()), explainWho(primary))
 
 	if d := x.mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
@@ -331,4 +331,17 @@ func explainWritePlan(w io.Writer, p *deciderv1.MutationPlan) {
 		parts = append(parts, s)
 	}
 	fmt.Fprintln(w, "plan: "+strings.Join(parts, ", "))
+}
+
+// explainWho is the header's cluster and caller, each only when the
+// decision carries it (docs/multi-cluster.md).
+func explainWho(d *deciderv1.Decision) string {
+	var out string
+	if c := d.GetCluster(); c != "" {
+		out += "   cluster: " + c
+	}
+	if c := d.GetCaller(); c != "" {
+		out += "   caller: " + c
+	}
+	return out
 }

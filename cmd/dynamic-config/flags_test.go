@@ -134,6 +134,8 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", ""},
 			row{"plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", "false"},
 			row{"auth-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", ""},
+			row{"callers", "DYNAMIC_CONFIG_DECIDER_CALLERS_FILE", ""},      // issue 13, docs/spec-changes.md
+			row{"cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", ""}, // issue 13
 			row{"reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", "true"},
 			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
 			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "8388608"},
@@ -156,6 +158,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", ""},
 			row{"decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", "false"},
 			row{"decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", ""},
+			row{"cluster-name", "DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME", ""}, // issue 13, docs/spec-changes.md
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
 			row{"max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", "7340032"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
@@ -39,6 +40,7 @@ type frontdoorFlags struct {
 	deciderServerName      string
 	deciderPlaintext       bool
 	deciderTokenFile       string
+	clusterName            string
 	onDeciderError         string
 	onDeciderErrorValidate string
 	maxRequestBytes        int64
@@ -62,6 +64,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.deciderServerName, "decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", "", "TLS server name to verify (default: the target's host)")
 	fs.boolVar(&d.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the decider (loopback/tests)")
 	fs.stringVar(&d.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send (re-read on change)")
+	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME", "", "the cluster this front door admits for, sent with every decision request (empty = the decider's own cluster)")
 	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
@@ -95,6 +98,10 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return exitUsage
+	}
+	if problem := callers.CheckClusterName(f.clusterName); problem != "" {
+		fmt.Fprintln(stderr, "frontdoor: --cluster-name is "+problem)
 		return exitUsage
 	}
 	if !allPositive(stderr, "frontdoor",
@@ -153,6 +160,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	srv := httpserver.New(httpserver.Config{
 		Admission: handler.New(handler.Config{
 			Decider:                dc,
+			Cluster:                f.clusterName,
 			Timeout:                f.deciderTimeout,
 			OnDeciderError:         f.onDeciderError,
 			OnDeciderErrorValidate: f.onDeciderErrorValidate,
@@ -180,7 +188,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 	}
 	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
-		"decider_target", f.deciderTarget, "on_decider_error", f.onDeciderError)
+		"decider_target", f.deciderTarget, "cluster", f.clusterName, "on_decider_error", f.onDeciderError)
 	return runFrontdoorServer(ctx, srv, lis, opsLis, logger)
 }
 

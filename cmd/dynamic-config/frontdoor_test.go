@@ -33,6 +33,12 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			want: "frontdoor: --decider-target is required\n",
 		},
 		{
+			name: "a cluster name that is not a DNS name is refused, from the variable too",
+			args: []string{"--decider-target", "127.0.0.1:9090"},
+			env:  map[string]string{"DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME": "West_1"},
+			want: "frontdoor: --cluster-name is \"West_1\" is not a cluster name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters\n",
+		},
+		{
 			name: "an unknown failure behaviour is refused",
 			args: []string{"--decider-target", "127.0.0.1:9090", "--on-decider-error", "ignore"},
 			want: "frontdoor: --on-decider-error is \"ignore\": deny or allow\n",

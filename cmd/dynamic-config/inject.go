@@ -48,7 +48,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	results, err := injectDocuments(in.installation, in.docs, in.namespace)
+	results, err := injectDocuments(in.installation, in.docs, in.namespace, in.cluster)
 	if err != nil {
 		fmt.Fprintf(stderr, "inject: %v\n", err)
 		return exitUsage
@@ -98,12 +98,13 @@ type injectResult struct {
 }
 
 // injectDocuments runs every document through the offline engine.
-func injectDocuments(inst *installation.Installation, docs []*manifestDocument, namespace string) ([]*injectResult, error) {
+func injectDocuments(inst *installation.Installation, docs []*manifestDocument, namespace, cluster string) ([]*injectResult, error) {
 	engine, err := newOfflineEngine(inst)
 	if err != nil {
 		return nil, err
 	}
 	defer engine.Close()
+	engine.forCluster(cluster)
 	results := make([]*injectResult, 0, len(docs))
 	for _, doc := range docs {
 		a, err := engine.admitPod(doc.raw, doc.namespaceFrom(namespace), doc.head.Metadata.Name)

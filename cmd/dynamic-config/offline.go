@@ -45,6 +45,15 @@ type offlineEngine struct {
 	conn    *grpc.ClientConn
 	decider *recordingClient
 	handler http.Handler
+	cluster string
+}
+
+// forCluster makes the engine ask for cluster, as a front door with
+// --cluster-name does. It returns e.
+func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
+	e.cluster = cluster
+	e.handler = handler.New(handler.Config{Decider: e.decider, Timeout: offlineTimeout, Cluster: cluster})
+	return e
 }
 
 // newOfflineEngine starts the in-process decider with inst and the front
@@ -82,7 +91,7 @@ func newOfflineEngine(inst *installation.Installation) (*offlineEngine, error) {
 func (e *offlineEngine) decide(ctx context.Context, purpose deciderv1.Purpose, f *deciderv1.PodFacts) (*deciderv1.DecisionResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, offlineTimeout)
 	defer cancel()
-	resp, err := e.decider.DeciderServiceClient.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: f})
+	resp, err := e.decider.DeciderServiceClient.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: f, Cluster: e.cluster})
 	if err != nil {
 		return nil, fmt.Errorf("the in-process decider failed: %w", err)
 	}

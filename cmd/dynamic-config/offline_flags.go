@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
+
 	"fmt"
 	"io"
 	"slices"
@@ -34,6 +36,7 @@ type offlineFlags struct {
 	files     fileList
 	namespace string
 	output    string
+	cluster   string
 	inst      installationFlags
 }
 
@@ -54,6 +57,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the document's metadata.namespace, else default)")
 	fs.StringVar(&f.namespace, "n", "", "alias of --namespace")
 	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+joinWords(cmd.outputs, "or")+cmd.outputNote)
+	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, cmd.synopsis)
@@ -63,6 +67,9 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 		return nil, code, true
 	}
 	switch {
+	case callers.CheckClusterName(f.cluster) != "":
+		fmt.Fprintf(stderr, "%s: --cluster-name is %s\n", cmd.name, callers.CheckClusterName(f.cluster))
+		return nil, exitUsage, true
 	case len(f.files) == 0:
 		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
 		return nil, exitUsage, true

@@ -163,6 +163,10 @@ type Decision struct {
 	InstallationRevision string
 	Gates                []GateRuling
 	EnvPolicyResults     []EnvPolicyRuleResult
+	// Cluster and Caller are filled in by the service: the cluster decided
+	// for and the authenticated caller's name (docs/multi-cluster.md).
+	Cluster string
+	Caller  string
 }
 
 // Refusal is one refusal.

@@ -30,6 +30,8 @@ type Decider struct {
 	loadedAt   prometheus.Gauge
 	infoMu     sync.Mutex // keeps installation_info at one series
 	grpcServer *grpcprom.ServerMetrics
+	callers    *callerMetrics
+	callersMu  sync.Mutex // guards callers.names
 }
 
 // NewDecider creates the decider metrics and registers them, the gRPC server
@@ -73,9 +75,10 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 			Help: "When the installation in force was put in force, in Unix seconds.",
 		}),
 		grpcServer: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram()),
+		callers:    newCallerMetrics(),
 	}
 	reg.MustRegister(m.decisions, m.refusals, m.duration, m.findings, m.reloads,
-		m.problems, m.info, m.loadedAt, m.grpcServer)
+		m.problems, m.info, m.loadedAt, m.grpcServer, m.callers.decisions, m.callers.denied)
 	if err := registerRuntime(reg); err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -154,6 +155,9 @@ func newTestPKI(t *testing.T) *testPKI {
 			NotBefore: now, NotAfter: now.Add(time.Hour),
 			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
 			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		}
+		if usage == x509.ExtKeyUsageClientAuth {
+			tmpl.URIs = []*url.URL{{Scheme: "spiffe", Host: "test.example", Path: "/frontdoor"}} // a caller identity
 		}
 		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 		if err != nil {

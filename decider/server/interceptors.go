@@ -15,7 +15,7 @@ import (
 // chain returns the unary and stream chains in the order of spec 06
 // §7: metrics, logging, auth, recovery — recovery innermost, so a panic in a
 // handler becomes INTERNAL and is still logged and counted.
-func chain(m *metrics.Decider, logger *slog.Logger, token *tokenFile) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
+func chain(m *metrics.Decider, logger *slog.Logger, authFn auth.AuthFunc) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	var unary []grpc.UnaryServerInterceptor
 	var stream []grpc.StreamServerInterceptor
 
@@ -31,8 +31,7 @@ func chain(m *metrics.Decider, logger *slog.Logger, token *tokenFile) ([]grpc.Un
 	unary = append(unary, logging.UnaryServerInterceptor(callLogger(logger), logOpts...))
 	stream = append(stream, logging.StreamServerInterceptor(callLogger(logger), logOpts...))
 
-	if token != nil {
-		authFn := bearerAuth(token)
+	if authFn != nil {
 		unary = append(unary, selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(authFn), selector.MatchFunc(needsToken)))
 		stream = append(stream, selector.StreamServerInterceptor(auth.StreamServerInterceptor(authFn), selector.MatchFunc(needsToken)))
 	}

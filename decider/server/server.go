@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -51,6 +53,11 @@ type Config struct {
 	// TokenFile, when set, holds the bearer token every DeciderService call
 	// must present; the file is re-read when it changes.
 	TokenFile string
+	// Callers, when set, authenticates every DeciderService call against the
+	// callers file (client-certificate identity or bearer-token digest) and
+	// hands the caller to the service, which checks the cluster it names. It
+	// excludes TokenFile.
+	Callers *callers.File
 	// Reflection registers gRPC server reflection.
 	Reflection bool
 	// MaxRecvBytes bounds a request's size (0 = DefaultMaxRecvBytes).
@@ -90,6 +97,9 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Callers != nil && cfg.TokenFile != "" {
+		return nil, errors.New("decider server: --callers and --auth-token-file exclude each other; list the token's SHA-256 in the callers file")
+	}
 	var token *tokenFile
 	if cfg.TokenFile != "" {
 		t, err := newTokenFile(cfg.TokenFile)
@@ -111,7 +121,14 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		ageGrace = DefaultMaxConnectionAgeGrace
 	}
 
-	unary, stream := chain(cfg.Metrics, logger, token)
+	authFn := auth.AuthFunc(nil)
+	switch {
+	case cfg.Callers != nil:
+		authFn = callersAuth(cfg.Callers)
+	case token != nil:
+		authFn = bearerAuth(token)
+	}
+	unary, stream := chain(cfg.Metrics, logger, authFn)
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),

@@ -16,6 +16,8 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 		AuditAnnotations:     d.GetAuditAnnotations(),
 		Plan:                 planFromProto(d.GetPlan()),
 		InstallationRevision: d.GetInstallationRevision(),
+		Cluster:              d.GetCluster(),
+		Caller:               d.GetCaller(),
 	}
 	for _, r := range d.GetRefusals() {
 		out.Refusals = append(out.Refusals, decision.Refusal{

@@ -16,6 +16,8 @@ func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
 		AuditAnnotations:     d.AuditAnnotations,
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
+		Cluster:              d.Cluster,
+		Caller:               d.Caller,
 	}
 	if n := len(d.Refusals); n > 0 {
 		out.Refusals = make([]*deciderv1.Refusal, n)

@@ -67,6 +67,8 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 		slog.String("render", render),
 		slog.Any("stores", stores),
 		slog.String("revision", d.InstallationRevision),
+		slog.String("cluster", d.Cluster),
+		slog.String("caller", d.Caller),
 		slog.Int64("duration_us", elapsed.Microseconds()),
 	)
 }

@@ -27,6 +27,8 @@ type Service struct {
 	store   *installation.Store
 	logger  *slog.Logger
 	metrics *metrics.Decider
+	// cluster is the decider's own cluster name (WithCluster).
+	cluster string
 	// decide is the pure resolver (resolve.Decide).
 	decide func(*installation.Installation, *decision.Facts) decision.Decision
 }
@@ -46,6 +48,10 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (resp *deciderv1.DecisionResponse, err error) {
 	start := time.Now()
 	if err := checkRequest(req); err != nil {
+		return nil, err
+	}
+	caller, cluster, err := s.callerAndCluster(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	inst := s.store.Current()
@@ -72,18 +78,27 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
 	}
-	if d.AuditAnnotations["revision"] == "" {
-		annotations := make(map[string]string, len(d.AuditAnnotations)+1)
+	d.Cluster, d.Caller = cluster, caller
+	if d.AuditAnnotations["revision"] == "" || (cluster != "" && d.AuditAnnotations["cluster"] == "") {
+		annotations := make(map[string]string, len(d.AuditAnnotations)+2)
 		for k, v := range d.AuditAnnotations {
 			annotations[k] = v
 		}
-		annotations["revision"] = d.InstallationRevision
+		if annotations["revision"] == "" {
+			annotations["revision"] = d.InstallationRevision
+		}
+		// The cluster is written only when known: named by the request or
+		// the decider's own --cluster-name (docs/multi-cluster.md).
+		if cluster != "" {
+			annotations["cluster"] = cluster
+		}
 		d.AuditAnnotations = annotations
 	}
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
+	s.metrics.CallerDecided(caller, &d)
 	logDecision(ctx, s.logger, facts, &d, elapsed)
 	return resp, nil
 }

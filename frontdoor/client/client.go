@@ -16,7 +16,6 @@ import (
 	// The client-side health checking function registers itself on import;
 	// without it healthCheckConfig below is silently ignored.
 	_ "google.golang.org/grpc/health"
-	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/resolver"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -82,11 +81,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Target == "" {
 		return nil, errors.New("decider client: the target is empty")
 	}
-	opts := []grpc.DialOption{
+	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, PermitWithoutStream: true}),
 		grpc.WithResolvers(staticBuilder{}),
-	}
+	}, wanOptions()...)
 	if cfg.Resolver != nil {
 		opts = append(opts, grpc.WithResolvers(cfg.Resolver))
 	}

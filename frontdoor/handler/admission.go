@@ -128,7 +128,7 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	t0 := time.Now()
-	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: a.facts})
+	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster})
 	a.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rpc)

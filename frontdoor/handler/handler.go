@@ -62,6 +62,9 @@ type Config struct {
 	OnDeciderErrorValidate string
 	// MaxRequestBytes bounds the request body (default 7 MiB).
 	MaxRequestBytes int64
+	// Cluster is the name of the cluster this front door admits for, sent
+	// with every Decide call ("" = the decider's own cluster).
+	Cluster string
 	// Logger receives the admission lines (nil = discard).
 	Logger *slog.Logger
 	// Metrics records the front door metrics (nil = none).
@@ -71,6 +74,7 @@ type Config struct {
 // handler serves both paths.
 type handler struct {
 	decider         deciderv1.DeciderServiceClient
+	cluster         string
 	timeout         time.Duration
 	allowOnError    map[string]bool // by webhook
 	maxRequestBytes int64
@@ -82,6 +86,7 @@ type handler struct {
 func New(cfg Config) http.Handler {
 	h := &handler{
 		decider:         cfg.Decider,
+		cluster:         cfg.Cluster,
 		timeout:         cfg.Timeout,
 		maxRequestBytes: cfg.MaxRequestBytes,
 		log:             cfg.Logger,

@@ -35,6 +35,8 @@ var chartManifestSets = []manifestSet{
 	{name: "the chart's cert-manager Certificates and ServiceMonitors are accepted against their CRDs", rendered: "chart-crd-features.yaml", crds: true},
 	{name: "kubectl kustomize of the base is accepted", kustomize: "deploy/kustomize/base"},
 	{name: "kubectl kustomize of the example overlay is accepted", kustomize: "deploy/kustomize/overlays/example"},
+	{name: "the chart's remote front door (frontdoor.remote) is accepted", rendered: "chart-remote.yaml"},
+	{name: "kubectl kustomize of the remote overlay is accepted", kustomize: "deploy/kustomize/overlays/remote"},
 }
 
 // TestTheChartAndKustomizeManifestsPassStrictServerValidation applies every

@@ -78,14 +78,7 @@ func runMain(m *testing.M) int {
 // startCluster starts etcd and kube-apiserver on loopback and writes a
 // kubeconfig. stop is always safe to call, even after a failure.
 func startCluster() (*cluster, func(), error) {
-	var procs []*process
-	stop := func() {
-		for i := len(procs) - 1; i >= 0; i-- {
-			if err := procs[i].stop(15 * time.Second); err != nil {
-				fmt.Fprintf(os.Stderr, "e2e: %s: %v\n", procs[i].name, err)
-			}
-		}
-	}
+	stop := func() {}
 	bins := map[string]string{}
 	for _, name := range []string{envKubeAPIServer, envEtcd, envProduct} {
 		v := os.Getenv(name)
@@ -115,55 +108,79 @@ func startCluster() (*cluster, func(), error) {
 		return nil, stop, err
 	}
 	c := &cluster{workDir: workDir, product: bins[envProduct], kubectl: kubectl}
+	stop, err = c.start(bins[envEtcd], bins[envKubeAPIServer])
+	if err != nil {
+		return nil, stop, err
+	}
+	return c, stop, nil
+}
+
+// start runs etcd and kube-apiserver on loopback with their state under
+// c.workDir and writes c's kubeconfig. stop is always safe to call, even
+// after a failure. (TestMain starts the run's cluster; a multi-cluster test
+// starts a second one the same way.)
+func (c *cluster) start(etcdBin, apiserverBin string) (func(), error) {
+	var procs []*process
+	stop := func() {
+		for i := len(procs) - 1; i >= 0; i-- {
+			if err := procs[i].stop(15 * time.Second); err != nil {
+				fmt.Fprintf(os.Stderr, "e2e: %s: %v\n", procs[i].name, err)
+			}
+		}
+	}
+	workDir := c.workDir
+	if err := os.MkdirAll(workDir, 0o755); err != nil {
+		return stop, err
+	}
 
 	// etcd
 	etcdPort, peerPort, err := twoPorts()
 	if err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
 	started := time.Now()
-	etcd, err := startProcess("etcd", filepath.Join(workDir, "etcd.log"), nil, bins[envEtcd],
+	etcd, err := startProcess("etcd", filepath.Join(workDir, "etcd.log"), nil, etcdBin,
 		"--data-dir", filepath.Join(workDir, "etcd-data"),
 		"--listen-client-url", etcdURL,
 		"--listen-peer-url", fmt.Sprintf("http://127.0.0.1:%d", peerPort))
 	if err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	procs = append(procs, etcd)
 	if err := eventually("etcd /health", etcdReadyTimeout, 200*time.Millisecond, aliveCheck(etcd, func() error {
 		return httpOK(http.DefaultClient, etcdURL+"/health", "")
 	})); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	fmt.Fprintf(os.Stderr, "e2e: etcd ready on %s in %s\n", etcdURL, time.Since(started).Round(time.Millisecond))
 
 	// kube-apiserver
 	pki := filepath.Join(workDir, "apiserver")
 	if err := os.MkdirAll(pki, 0o700); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	c.token = randomHex(16)
 	tokenFile := filepath.Join(pki, "tokens.csv")
 	if err := os.WriteFile(tokenFile, []byte(c.token+`,e2e-admin,e2e-admin,"system:masters"`+"\n"), 0o600); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	auditPolicy := filepath.Join(pki, "audit-policy.yaml")
 	if err := os.WriteFile(auditPolicy, []byte(auditPolicyYAML), 0o644); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	c.auditLog = filepath.Join(workDir, "audit.log")
 	saKey, saPub := filepath.Join(pki, "sa.key"), filepath.Join(pki, "sa.pub")
 	if err := writeServiceAccountKeys(saKey, saPub); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	apiPort, err := onePort()
 	if err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	c.serverURL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	started = time.Now()
-	apiserver, err := startProcess("kube-apiserver", filepath.Join(workDir, "kube-apiserver.log"), nil, bins[envKubeAPIServer],
+	apiserver, err := startProcess("kube-apiserver", filepath.Join(workDir, "kube-apiserver.log"), nil, apiserverBin,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1",
 		"--advertise-address", "127.0.0.1",
@@ -186,7 +203,7 @@ func startCluster() (*cluster, func(), error) {
 		"--v", "1",
 	)
 	if err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	procs = append(procs, apiserver)
 	insecure := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
@@ -195,7 +212,7 @@ func startCluster() (*cluster, func(), error) {
 	if err := eventually("kube-apiserver /readyz", apiserverReadyTimeout, 250*time.Millisecond, aliveCheck(apiserver, func() error {
 		return httpOK(insecure, c.serverURL+"/readyz", c.token)
 	})); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
 	fmt.Fprintf(os.Stderr, "e2e: kube-apiserver ready on %s in %s\n", c.serverURL, time.Since(started).Round(time.Millisecond))
 
@@ -217,9 +234,9 @@ contexts:
 current-context: e2e
 `, c.serverURL, c.token)
 	if err := os.WriteFile(c.kubeconfig, []byte(kubeconfig), 0o600); err != nil {
-		return nil, stop, err
+		return stop, err
 	}
-	return c, stop, nil
+	return stop, nil
 }
 
 // auditPolicyYAML records, at Metadata level (which carries the webhooks'

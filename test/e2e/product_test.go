@@ -126,7 +126,7 @@ type decider struct {
 	installation string
 	proc         *process
 	starts       int
-	extra        []string // more flags for every start
+	extra        []string // more decider flags (e.g. --callers, --drain-delay)
 }
 
 func newDecider(t *testing.T, name, installationPath string) *decider {
@@ -150,14 +150,13 @@ func (d *decider) start() {
 	t.Helper()
 	d.starts++
 	log := filepath.Join(testDir(t), fmt.Sprintf("%s-%d.log", d.name, d.starts))
-	args := append([]string{"decider",
+	d.proc = mustStart(t, d.name, log, nil, theCluster.product, append([]string{"decider",
 		"--addr", d.addr,
 		"--metrics-addr", d.metricsAddr,
 		"--plaintext",
 		"--installation", d.installation,
 		"--reload-interval", "1s",
-	}, d.extra...)
-	d.proc = mustStart(t, d.name, log, nil, theCluster.product, args...)
+	}, d.extra...)...)
 	if err := eventually(d.name+" /readyz", productReadyTimeout, 100*time.Millisecond, aliveCheck(d.proc, func() error {
 		return httpOK(http.DefaultClient, "http://"+d.metricsAddr+"/readyz", "")
 	})); err != nil {

@@ -3,9 +3,10 @@
 #
 #   chart-test.sh render|kustomize-base|all CHART_DIR RENDER_DIR WORK_DIR
 #
-# render          helm template (defaults; every feature on) and kustomize build (base; the
-#                 example overlay) into RENDER_DIR: chart-default.yaml, chart-all-features.yaml,
-#                 kustomize-base.yaml, kustomize-overlay.yaml (and chart-crd-features.yaml, the
+# render          helm template (defaults; every feature on; the remote front door) and kustomize
+#                 build (base; the example and remote overlays) into RENDER_DIR: chart-default.yaml,
+#                 chart-all-features.yaml, chart-remote.yaml, kustomize-base.yaml,
+#                 kustomize-overlay.yaml, kustomize-remote.yaml (and chart-crd-features.yaml, the
 #                 Certificates, ServiceMonitors and PrometheusRule, which need their CRDs). `make e2e`
 #                 validates them against its kube-apiserver (kubectl apply --dry-run=server
 #                 --validate=strict, test/e2e/chart_manifests_test.go).
@@ -41,6 +42,8 @@ do_render() {
     --show-only templates/prometheusrule.yaml
   "$kustomize" build deploy/kustomize/base > "$render/kustomize-base.yaml"
   "$kustomize" build deploy/kustomize/overlays/example > "$render/kustomize-overlay.yaml"
+  "$kustomize" build deploy/kustomize/overlays/remote > "$render/kustomize-remote.yaml"
+  template "$render/chart-remote.yaml" -f "$values/remote-frontdoor.yaml"
   echo "chart-render: wrote $(cd "$render" && ls *.yaml | tr '\n' ' ')into $render"
 }
 
@@ -102,6 +105,11 @@ do_all() {
   cmp -s "$work/base-expected.yaml" deploy/kustomize/base/dynamic-config.yaml \
     || fail "deploy/kustomize/base/dynamic-config.yaml is stale: run make chart-kustomize-base"
   echo "kustomize: the base equals the chart's default render (no TLS Secrets, hooks, caBundle, Helm labels)"
+  template "$work/remote-source.yaml" -f "$values/kustomize-remote.yaml"
+  "$chartcheck" kustomize-base -f "$work/remote-source.yaml" > "$work/remote-expected.yaml"
+  "$chartcheck" same -a "$render/kustomize-remote.yaml" -b "$work/remote-expected.yaml" -ignore-kind Namespace \
+    || fail "deploy/kustomize/overlays/remote differs from the chart's frontdoor.remote render of tests/values/kustomize-remote.yaml"
+  echo "kustomize: the remote overlay equals the chart's frontdoor.remote render (front door and webhook only)"
   if command -v kubectl >/dev/null 2>&1; then
     for dir in base overlays/example; do
       kubectl kustomize "deploy/kustomize/$dir" > "$work/kubectl-kustomize.yaml"

@@ -19,6 +19,14 @@
 - name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
   value: /decider-token/token
 {{- end }}
+{{- with .Values.cluster.name }}
+- name: DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME
+  value: {{ . | quote }}
+{{- end }}
+{{- if $d.callers.secretName }}
+- name: DYNAMIC_CONFIG_DECIDER_CALLERS_FILE
+  value: {{ printf "/decider-callers/%s" $d.callers.key | quote }}
+{{- end }}
 - name: DYNAMIC_CONFIG_DECIDER_REFLECTION
   value: {{ $d.reflection | ternary "true" "false" | quote }}
 - name: DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL
@@ -60,6 +68,11 @@ livenessProbe:
   secret:
     secretName: {{ .Values.decider.auth.token.secretName }}
 {{- end }}
+{{- if .Values.decider.callers.secretName }}
+- name: decider-callers
+  secret:
+    secretName: {{ .Values.decider.callers.secretName }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.decider.volumeMounts" -}}
@@ -72,6 +85,11 @@ livenessProbe:
 {{- if .Values.decider.auth.token.enabled }}
 - name: decider-token
   mountPath: /decider-token
+  readOnly: true
+{{- end }}
+{{- if .Values.decider.callers.secretName }}
+- name: decider-callers
+  mountPath: /decider-callers
   readOnly: true
 {{- end }}
 {{- end -}}

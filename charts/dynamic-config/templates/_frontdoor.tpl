@@ -11,14 +11,41 @@
   value: /tls/tls.crt
 - name: DYNAMIC_CONFIG_WEBHOOK_TLS_KEY
   value: /tls/tls.key
+{{- $r := $f.remote }}
 - name: DYNAMIC_CONFIG_DECIDER_TARGET
+{{- if $r.enabled }}
+  value: {{ $r.deciderTarget | quote }}
+{{- else }}
   value: {{ printf "dns:///%s:%v" (include "dynamic-config.deciderHost" .) $d.port | quote }}
+{{- end }}
+{{- with .Values.cluster.name }}
+- name: DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME
+  value: {{ . | quote }}
+{{- end }}
 - name: DYNAMIC_CONFIG_DECIDER_TIMEOUT
   value: {{ $f.deciderTimeout | quote }}
 - name: DYNAMIC_CONFIG_ON_DECIDER_ERROR
   value: {{ $f.onDeciderError | quote }}
 - name: DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE
   value: {{ .Values.envPolicy.onDeciderError | quote }}
+{{- if $r.enabled }}
+- name: DYNAMIC_CONFIG_DECIDER_CA
+  value: {{ printf "/decider-ca/%s" $r.caSecret.key | quote }}
+{{- with $r.serverName }}
+- name: DYNAMIC_CONFIG_DECIDER_SERVER_NAME
+  value: {{ . | quote }}
+{{- end }}
+{{- if $r.clientCertSecret.name }}
+- name: DYNAMIC_CONFIG_DECIDER_CLIENT_CERT
+  value: /decider-tls/tls.crt
+- name: DYNAMIC_CONFIG_DECIDER_CLIENT_KEY
+  value: /decider-tls/tls.key
+{{- end }}
+{{- if $r.tokenSecret.name }}
+- name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
+  value: {{ printf "/decider-token/%s" $r.tokenSecret.key | quote }}
+{{- end }}
+{{- else }}
 - name: DYNAMIC_CONFIG_DECIDER_CA
   value: /decider-tls/ca.crt
 {{- if $d.auth.mtls }}
@@ -30,6 +57,7 @@
 {{- if $d.auth.token.enabled }}
 - name: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE
   value: /decider-token/token
+{{- end }}
 {{- end }}
 {{- end -}}
 
@@ -59,6 +87,22 @@ livenessProbe:
 - name: tls
   secret:
     secretName: {{ include "dynamic-config.frontdoorTLSSecret" . }}
+{{- $r := .Values.frontdoor.remote }}
+{{- if $r.enabled }}
+- name: decider-ca
+  secret:
+    secretName: {{ $r.caSecret.name }}
+{{- if $r.clientCertSecret.name }}
+- name: decider-tls
+  secret:
+    secretName: {{ $r.clientCertSecret.name }}
+{{- end }}
+{{- if $r.tokenSecret.name }}
+- name: decider-token
+  secret:
+    secretName: {{ $r.tokenSecret.name }}
+{{- end }}
+{{- else }}
 - name: decider-tls
   secret:
     secretName: {{ include "dynamic-config.clientTLSSecret" . }}
@@ -67,16 +111,25 @@ livenessProbe:
   secret:
     secretName: {{ .Values.decider.auth.token.secretName }}
 {{- end }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.volumeMounts" -}}
 - name: tls
   mountPath: /tls
   readOnly: true
+{{- $r := .Values.frontdoor.remote }}
+{{- if $r.enabled }}
+- name: decider-ca
+  mountPath: /decider-ca
+  readOnly: true
+{{- end }}
+{{- if or (not $r.enabled) $r.clientCertSecret.name }}
 - name: decider-tls
   mountPath: /decider-tls
   readOnly: true
-{{- if .Values.decider.auth.token.enabled }}
+{{- end }}
+{{- if or (and (not $r.enabled) .Values.decider.auth.token.enabled) (and $r.enabled $r.tokenSecret.name) }}
 - name: decider-token
   mountPath: /decider-token
   readOnly: true

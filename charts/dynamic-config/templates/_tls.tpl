@@ -15,7 +15,7 @@ base64-encoded PEM.
 {{- define "dynamic-config.tls" -}}
 {{- if not (hasKey . "dynamicConfigTLS") -}}
 {{- $ns := .Release.Namespace -}}
-{{- $names := dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .) "decider" (include "dynamic-config.deciderTLSSecret" .) "client" (include "dynamic-config.clientTLSSecret" .) -}}
+{{- $names := include "dynamic-config.tlsSecretNames" . | fromJson -}}
 {{- $found := dict -}}
 {{- $cas := list -}}
 {{- range $role, $name := $names -}}
@@ -26,7 +26,7 @@ base64-encoded PEM.
 {{- end -}}
 {{- end -}}
 {{- $result := dict -}}
-{{- if and (eq (len $found) 3) (eq (len (uniq $cas)) 1) -}}
+{{- if and (eq (len $found) (len $names)) (eq (len (uniq $cas)) 1) -}}
 {{- $result = merge (dict "ca" (first $cas)) $found -}}
 {{- else -}}
 {{- $days := int .Values.webhook.selfSignedDays -}}
@@ -54,5 +54,15 @@ caBundle: {{ (fromJson (include "dynamic-config.tls" .)).ca }}
 {{- if .Values.webhook.certManager.enabled -}}
 annotations:
   cert-manager.io/inject-ca-from: {{ printf "%s/%s-frontdoor" .Release.Namespace (include "dynamic-config.fullname" .) }}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart's TLS Secrets by role, as JSON: the three, or only the front door's serving pair in a
+remote release (its decider CA and client pair come from frontdoor.remote's Secrets). */}}
+{{- define "dynamic-config.tlsSecretNames" -}}
+{{- if include "dynamic-config.remote" . -}}
+{{- toJson (dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .)) -}}
+{{- else -}}
+{{- toJson (dict "frontdoor" (include "dynamic-config.frontdoorTLSSecret" .) "decider" (include "dynamic-config.deciderTLSSecret" .) "client" (include "dynamic-config.clientTLSSecret" .)) -}}
 {{- end -}}
 {{- end -}}

@@ -22,11 +22,13 @@ schema is skipped). Included at the top of every template; runs once per render.
 
 {{- $timeout := include "dynamic-config.durationMillis" $v.frontdoor.deciderTimeout -}}
 {{- if $timeout -}}
-{{- if ge (float64 $timeout) (mulf (float64 $v.webhook.timeoutSeconds) 1000.0) -}}
-{{- $problems = append $problems (printf "frontdoor.deciderTimeout (%s) must be shorter than webhook.timeoutSeconds (%ss)" (toString $v.frontdoor.deciderTimeout) (include "dynamic-config.scalarText" $v.webhook.timeoutSeconds)) -}}
+{{- with include "dynamic-config.deadlineProblem" (dict "timeout" $timeout "deadline" $v.frontdoor.deciderTimeout "seconds" $v.webhook.timeoutSeconds "key" "webhook.timeoutSeconds") -}}
+{{- $problems = append $problems . -}}
 {{- end -}}
-{{- if and $v.envPolicy.rules (ge (float64 $timeout) (mulf (float64 $v.envPolicy.webhook.timeoutSeconds) 1000.0)) -}}
-{{- $problems = append $problems (printf "frontdoor.deciderTimeout (%s) must be shorter than envPolicy.webhook.timeoutSeconds (%ss)" (toString $v.frontdoor.deciderTimeout) (include "dynamic-config.scalarText" $v.envPolicy.webhook.timeoutSeconds)) -}}
+{{- if $v.envPolicy.rules -}}
+{{- with include "dynamic-config.deadlineProblem" (dict "timeout" $timeout "deadline" $v.frontdoor.deciderTimeout "seconds" $v.envPolicy.webhook.timeoutSeconds "key" "envPolicy.webhook.timeoutSeconds") -}}
+{{- $problems = append $problems . -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -54,6 +56,7 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- end -}}
 
 {{- $problems = concat $problems (fromJsonArray (include "dynamic-config.cascade.problems" .)) -}}
+{{- $problems = concat $problems (fromJsonArray (include "dynamic-config.remote.problems" .)) -}}
 
 {{- if $problems -}}
 {{- fail (printf "\n%s" (join "\n" $problems)) -}}

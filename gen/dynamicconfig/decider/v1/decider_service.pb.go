@@ -30,7 +30,11 @@ type DecisionRequest struct {
 	Purpose Purpose `protobuf:"varint,1,opt,name=purpose,proto3,enum=dynamicconfig.decider.v1.Purpose" json:"purpose,omitempty"`
 	// pod carries the facts of the object; for workloads, the pod template's facts plus the
 	// workload's identity.
-	Pod           *PodFacts `protobuf:"bytes,2,opt,name=pod,proto3" json:"pod,omitempty"`
+	Pod *PodFacts `protobuf:"bytes,2,opt,name=pod,proto3" json:"pod,omitempty"`
+	// cluster names the cluster the object is admitted in, as the calling front door is configured
+	// (--cluster-name); empty means the decider's own cluster. With a callers file the decider
+	// answers only when the authenticated caller may speak for this cluster.
+	Cluster       string `protobuf:"bytes,4,opt,name=cluster,proto3" json:"cluster,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -77,6 +81,13 @@ func (x *DecisionRequest) GetPod() *PodFacts {
 		return x.Pod
 	}
 	return nil
+}
+
+func (x *DecisionRequest) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
 }
 
 // DecisionResponse carries the decider's answer.
@@ -312,10 +323,11 @@ var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescrip
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x84\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
-	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\"R\n" +
+	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12\x18\n" +
+	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
 	"\x16GetInstallationRequest\"\xf5\x04\n" +

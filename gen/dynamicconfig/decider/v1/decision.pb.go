@@ -375,8 +375,14 @@ type Decision struct {
 	// env_policy_results holds one result per environment-variable policy rule, on the validating
 	// path.
 	EnvPolicyResults []*EnvPolicyRuleResult `protobuf:"bytes,11,rep,name=env_policy_results,json=envPolicyResults,proto3" json:"env_policy_results,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// cluster is the cluster the decision was made for: the request's cluster, else the decider's
+	// own cluster name; empty when neither is known.
+	Cluster string `protobuf:"bytes,13,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	// caller is the name of the authenticated caller from the decider's callers file; empty
+	// without a callers file.
+	Caller        string `protobuf:"bytes,14,opt,name=caller,proto3" json:"caller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Decision) Reset() {
@@ -484,6 +490,20 @@ func (x *Decision) GetEnvPolicyResults() []*EnvPolicyRuleResult {
 		return x.EnvPolicyResults
 	}
 	return nil
+}
+
+func (x *Decision) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
+}
+
+func (x *Decision) GetCaller() string {
+	if x != nil {
+		return x.Caller
+	}
+	return ""
 }
 
 // Refusal is one reason the object is denied.
@@ -1066,7 +1086,7 @@ var File_dynamicconfig_decider_v1_decision_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"'dynamicconfig/decider/v1/decision.proto\x12\x18dynamicconfig.decider.v1\x1a#dynamicconfig/decider/v1/plan.proto\"\x9f\x06\n" +
+	"'dynamicconfig/decider/v1/decision.proto\x12\x18dynamicconfig.decider.v1\x1a#dynamicconfig/decider/v1/plan.proto\"\xd1\x06\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12;\n" +
@@ -1081,7 +1101,9 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\x15installation_revision\x18\t \x01(\tR\x14installationRevision\x12:\n" +
 	"\x05gates\x18\n" +
 	" \x03(\v2$.dynamicconfig.decider.v1.GateRulingR\x05gates\x12[\n" +
-	"\x12env_policy_results\x18\v \x03(\v2-.dynamicconfig.decider.v1.EnvPolicyRuleResultR\x10envPolicyResults\x1aC\n" +
+	"\x12env_policy_results\x18\v \x03(\v2-.dynamicconfig.decider.v1.EnvPolicyRuleResultR\x10envPolicyResults\x12\x18\n" +
+	"\acluster\x18\r \x01(\tR\acluster\x12\x16\n" +
+	"\x06caller\x18\x0e \x01(\tR\x06caller\x1aC\n" +
 	"\x15AuditAnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe2\x01\n" +
