@@ -121,6 +121,17 @@ func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer, drainin
 	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 }
 
+// closeWhileDraining answers with "Connection: close" once the drain began,
+// so that the client (the API server) stops reusing the connection.
+func closeWhileDraining(h http.Handler, draining *atomic.Bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 func text(w http.ResponseWriter, code int, body string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
@@ -132,7 +143,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	return &http.Server{
-		Handler:           h,
+		Handler:           closeWhileDraining(h, s.draining),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
@@ -170,10 +181,12 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// serve runs srv on ln until ctx ends, then drains: readiness off and
-// keep-alives off at once (idle connections are closed, every further
-// response says "Connection: close"), new connections still answered for
-// the drain delay, then a graceful shutdown bounded by the grace.
+// serve runs srv on ln until ctx ends, then drains: readiness off at once
+// and every further response says "Connection: close" (each keep-alive
+// connection is closed by the server right after its next answer, never
+// while the client may be writing a request on it); new connections are
+// still answered for the drain delay; then keep-alives off and a graceful
+// shutdown bounded by the grace.
 func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -183,7 +196,6 @@ func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) e
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
-	srv.SetKeepAlivesEnabled(false)
 	if s.cfg.DrainDelay > 0 {
 		select {
 		case err := <-errc:
@@ -191,6 +203,7 @@ func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) e
 		case <-time.After(s.cfg.DrainDelay):
 		}
 	}
+	srv.SetKeepAlivesEnabled(false)
 	drain, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(drain)

@@ -300,7 +300,7 @@ type fleetDoor struct {
 // the balancer's endpoint propagation.
 const (
 	endpointsPropagation = time.Second
-	e2eDoorDrain         = "2s"
+	e2eDoorDrain         = "3s"
 	e2eDeciderDrain      = "1s"
 )
 

@@ -29,13 +29,15 @@ func TestRollingRestartsLoseNoAdmission(t *testing.T) {
 				t.Fatal(err)
 			}
 			// SIGTERM: readiness off and Connection: close for the drain
-			// delay, then shutdown. The balancer learns of it only through
-			// readiness, up to endpointsPropagation late, as kube-proxy does.
+			// delay, then shutdown. The endpoint leaves the balancer
+			// endpointsPropagation after the SIGTERM (a terminating pod
+			// leaves the EndpointSlice, then kube-proxy catches up), or
+			// earlier when the readiness poll sees the 503.
+			time.AfterFunc(endpointsPropagation, func() { f.lb.remove(old.addr) })
 			if err := old.proc.stop(30 * time.Second); err != nil {
 				t.Fatalf("%s: %v", old.name, err)
 			}
-			time.Sleep(endpointsPropagation + 500*time.Millisecond)
-			f.lb.remove(old.addr)
+			time.Sleep(500 * time.Millisecond)
 		}
 		time.Sleep(time.Second)
 		loop.report(t, "front doors restarted one by one")
