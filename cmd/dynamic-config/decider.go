@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -48,6 +49,8 @@ type deciderFlags struct {
 	drainDelay     time.Duration
 	maxConnAge     time.Duration
 	maxConnAgeWait time.Duration
+	classes        classesSetup
+	pprof          bool
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -69,6 +72,10 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_DECIDER_DRAIN_DELAY", server.DefaultDrainDelay, "on SIGTERM: serve this long as NOT_SERVING (health, /readyz) before the graceful stop; 0 = none")
 	fs.durationVar(&d.maxConnAge, "max-connection-age", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE", server.DefaultMaxConnectionAge, "close each client connection after this long (GOAWAY) so that clients re-resolve and find new replicas")
 	fs.durationVar(&d.maxConnAgeWait, "max-connection-age-grace", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE_GRACE", server.DefaultMaxConnectionAgeGrace, "what calls in flight get after that GOAWAY")
+	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
+	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
+	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
+	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -96,6 +103,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if f.drainDelay < 0 {
 		fmt.Fprintf(stderr, "decider: --drain-delay is %s: 0 or more\n", f.drainDelay)
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
 		return exitUsage
 	}
 	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
@@ -130,6 +141,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.addr,
+		classes:        f.classes,
 		callers:        f.callers,
 		cluster:        f.clusterName,
 		server: server.Config{
@@ -160,8 +172,8 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
 			return exitUsage
 		}
-		metricsErr = serveHTTP(opsCtx, lis, server.MetricsHandler(reg, d.server.Ready), logger, f.shutdownGrace)
-		logger.Info("metrics listening", "addr", lis.Addr().String())
+		metricsErr = serveHTTP(opsCtx, lis, opsHandler(server.MetricsHandler(reg, d.server.Ready), f.pprof), logger, f.shutdownGrace)
+		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
 	select {
@@ -228,14 +240,16 @@ type deciderSetup struct {
 	installation   installation.Options
 	reloadInterval time.Duration
 	addr           string
+	classes        classesSetup
 	callers        string        // the callers file ("" = none)
 	cluster        string        // the decider's own cluster name
-	server         server.Config // Logger, Metrics and Callers are filled in
+	server         server.Config // Logger, Metrics, Callers and ClassesSynced are filled in
 }
 
 // runningDecider is a decider that loaded its installation and listens.
 type runningDecider struct {
 	store   *installation.Store
+	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
 	addr    net.Addr
@@ -265,7 +279,22 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 		}
 		cfg.Callers = file
 	}
-	srv, err := server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster))
+	var srv *server.Server
+	refresh := make(chan struct{})
+	cs, err := startClasses(ctx, setup.classes, inst, setup.registry, setup.logger, func() {
+		<-refresh // server.New returned
+		if srv != nil {
+			srv.RefreshHealth()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cs != nil {
+		cfg.ClassesSynced = cs.Synced
+	}
+	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs))
+	close(refresh)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
@@ -275,7 +304,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
-	d := &runningDecider{store: store, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
+	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)

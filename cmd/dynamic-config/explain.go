@@ -14,7 +14,7 @@ import (
 )
 
 // explainUsage is the synopsis of spec 07 §1.5.
-const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [-n|--namespace NS] [-o text|json]"
+const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [-o text|json]"
 
 // explainCommand is explain's command line (spec 07 §1.5).
 var explainCommand = offlineCommand{
@@ -38,7 +38,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	engine, err := newOfflineEngine(in.installation)
+	engine, err := newOfflineEngine(in.installation, in.classes)
 	if err != nil {
 		fmt.Fprintf(stderr, "explain: %v\n", err)
 		return exitUsage

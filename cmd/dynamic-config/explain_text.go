@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -22,6 +23,7 @@ var explainTiers = map[deciderv1.Tier]string{
 	deciderv1.Tier_TIER_BUILT_IN:      "built-in",
 	deciderv1.Tier_TIER_POD_SPEC:      "pod spec",
 	deciderv1.Tier_TIER_NONE:          "none",
+	deciderv1.Tier_TIER_CLASS:         "class",
 }
 
 // explainSkipText is a skip reason as inject and explain print it (07 §1.4);
@@ -69,8 +71,12 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 	} else if primary.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP {
 		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.kind) + ")"
 	}
-	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s%s\n",
+	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s%s",
 		strings.ToLower(x.kind), x.namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()), explainWho(primary))
+	if cr := x.mutate.GetDecision().GetClassesRevision(); cr != "" {
+		fmt.Fprintf(w, "   classes: %s", explainShortRevision(cr))
+	}
+	fmt.Fprintln(w)
 
 	if d := x.mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
@@ -180,6 +186,8 @@ func explainOrigin(v *deciderv1.ResolvedValue, docFile string) string {
 	switch v.GetTier() {
 	case deciderv1.Tier_TIER_ANNOTATION:
 		from = v.GetAnnotationKey()
+	case deciderv1.Tier_TIER_CLASS:
+		from = explainClass(v.GetClass())
 	case deciderv1.Tier_TIER_STORE_DEFAULT, deciderv1.Tier_TIER_FLEET_DEFAULT:
 		switch {
 		case v.GetDocumentPath() != "":
@@ -199,6 +207,16 @@ func explainOrigin(v *deciderv1.ResolvedValue, docFile string) string {
 		return note
 	}
 	return from + " (" + note + ")"
+}
+
+// explainClass is the FROM cell of a class-filled value (spec 08 §3 step 7):
+// "class billing/team-vault", "cluster class infra-consul".
+func explainClass(ref string) string {
+	kind, name, _ := strings.Cut(ref, " ")
+	if kind == classes.KindCluster {
+		return "cluster class " + name
+	}
+	return "class " + name
 }
 
 // explainWriteGates prints the gates consulted, in evaluation order.

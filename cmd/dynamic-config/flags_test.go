@@ -143,6 +143,10 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"drain-delay", "DYNAMIC_CONFIG_DECIDER_DRAIN_DELAY", "5s"},
 			row{"max-connection-age", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE", "2m0s"},
 			row{"max-connection-age-grace", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE_GRACE", "10s"},
+			row{"classes", "", "false"}, // spec 08 §2 (DYNAMIC_CONFIG_WEBHOOK_CLASSES is the installation's classesEnabled)
+			row{"kubeconfig", "", ""},   // spec 08 §2
+			row{"classes-file", "", ""}, // spec 08 §2
+			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
@@ -165,6 +169,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", "10s"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
 			row{"drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", "5s"},
+			row{"pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", "false"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
 			row{"addr", "", "127.0.0.1:8080"},
@@ -178,6 +183,8 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"addr-file", "", ""},
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
+			row{"classes-file", "", ""}, // spec 08 §2
+			row{"pprof", "", "false"},
 		)},
 	}
 	for _, table := range tables {

@@ -47,6 +47,7 @@ type frontdoorFlags struct {
 	certReloadInterval     time.Duration
 	shutdownGrace          time.Duration
 	drainDelay             time.Duration
+	pprof                  bool
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -71,6 +72,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
 	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", httpserver.DefaultDrainDelay, "on SIGTERM: keep answering this long with /readyz 503 and Connection: close before the shutdown; 0 = none")
+	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -98,6 +100,10 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("frontdoor").Error())
 		return exitUsage
 	}
 	if problem := callers.CheckClusterName(f.clusterName); problem != "" {
@@ -173,6 +179,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
 		DrainDelay:    f.drainDelay,
+		Pprof:         f.pprof,
 	})
 	lis, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -186,6 +193,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "frontdoor: metrics listener: %v\n", err)
 			return exitUsage
 		}
+		logger.Info("metrics listening", "addr", opsLis.Addr().String(), "pprof", f.pprof)
 	}
 	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
 		"decider_target", f.deciderTarget, "cluster", f.clusterName, "on_decider_error", f.onDeciderError)

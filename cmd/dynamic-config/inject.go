@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
@@ -18,7 +19,7 @@ import (
 )
 
 // injectUsage is the synopsis of spec 07 §1.4.
-const injectUsage = "usage: dynamic-config inject -f FILE [-f FILE…] [--installation FILE | --values FILE] [--no-env] [-n|--namespace NS] [-o yaml|json|patch|review]"
+const injectUsage = "usage: dynamic-config inject -f FILE [-f FILE…] [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [-o yaml|json|patch|review]"
 
 // Output formats of inject.
 const (
@@ -48,7 +49,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	results, err := injectDocuments(in.installation, in.docs, in.namespace, in.cluster)
+	results, err := injectDocuments(in.installation, in.classes, in.docs, in.namespace, in.cluster)
 	if err != nil {
 		fmt.Fprintf(stderr, "inject: %v\n", err)
 		return exitUsage
@@ -98,8 +99,8 @@ type injectResult struct {
 }
 
 // injectDocuments runs every document through the offline engine.
-func injectDocuments(inst *installation.Installation, docs []*manifestDocument, namespace, cluster string) ([]*injectResult, error) {
-	engine, err := newOfflineEngine(inst)
+func injectDocuments(inst *installation.Installation, cls *classes.Set, docs []*manifestDocument, namespace, cluster string) ([]*injectResult, error) {
+	engine, err := newOfflineEngine(inst, cls)
 	if err != nil {
 		return nil, err
 	}

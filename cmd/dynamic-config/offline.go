@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -56,11 +57,16 @@ func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
 	return e
 }
 
-// newOfflineEngine starts the in-process decider with inst and the front
-// door handler in front of it. Close releases both.
-func newOfflineEngine(inst *installation.Installation) (*offlineEngine, error) {
+// newOfflineEngine starts the in-process decider with inst and the class
+// set cls (nil: classes off) and the front door handler in front of it.
+// Close releases both.
+func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offlineEngine, error) {
 	store := installation.NewStore(inst)
-	srv, err := server.New(server.Config{}, store, service.New(store, nil, nil))
+	var cs *classes.Store
+	if cls != nil {
+		cs = classes.NewStore(cls)
+	}
+	srv, err := server.New(server.Config{}, store, service.New(store, nil, nil).WithClasses(cs))
 	if err != nil {
 		return nil, fmt.Errorf("start the in-process decider: %w", err)
 	}
@@ -118,6 +124,10 @@ type recordingClient struct {
 }
 
 func (c *recordingClient) Decide(ctx context.Context, in *deciderv1.DecisionRequest, opts ...grpc.CallOption) (*deciderv1.DecisionResponse, error) {
+	// The handler asks for the plan view; the offline doors show the whole
+	// decision (explain's provenance, gates and policy results), so they ask
+	// for everything. The answer built from it is the same.
+	in.View = deciderv1.DecisionView_DECISION_VIEW_FULL
 	resp, err := c.DeciderServiceClient.Decide(ctx, in, opts...)
 	c.mu.Lock()
 	c.last = resp.GetDecision()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
 
@@ -38,6 +39,9 @@ type offlineFlags struct {
 	output    string
 	cluster   string
 	inst      installationFlags
+	// classesFile is --classes-file (spec 08 §2): the offline doors read
+	// classes only from a file.
+	classesFile string
 }
 
 // fileList is a repeatable -f flag.
@@ -59,6 +63,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+joinWords(cmd.outputs, "or")+cmd.outputNote)
 	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
+	fs.StringVar(&f.classesFile, "classes-file", "", classesFileHelp)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, cmd.synopsis)
 		fs.PrintDefaults()
@@ -84,6 +89,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 type offlineInput struct {
 	*offlineFlags
 	installation *installation.Installation
+	classes      *classes.Set // nil: classes off
 	docs         []*manifestDocument
 }
 
@@ -102,12 +108,21 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
+	set, err := loadClassesFile(flags.classesFile)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitUsage, true
+	}
+	if set == nil && inst.ClassesEnabled {
+		fmt.Fprintf(stderr, "%s: DYNAMIC_CONFIG_WEBHOOK_CLASSES is true, and the offline doors do not watch the API server: give the classes with --classes-file FILE\n", cmd.name)
+		return nil, exitUsage, true
+	}
 	docs, err := readManifests(cmd.name, flags.files, stdin, cmd.admit)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
-	return &offlineInput{offlineFlags: flags, installation: inst, docs: docs}, exitOK, false
+	return &offlineInput{offlineFlags: flags, installation: inst, classes: set, docs: docs}, exitOK, false
 }
 
 // joinWords joins words as "a", "a <conjunction> b", "a, b <conjunction> c".

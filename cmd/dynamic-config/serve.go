@@ -50,6 +50,8 @@ type serveFlags struct {
 	addrFile               string
 	onDeciderError         string
 	onDeciderErrorValidate string
+	classesFile            string
+	pprof                  bool
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -64,7 +66,9 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
 	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
+	fs.stringVar(&s.classesFile, "classes-file", "", "", classesFileHelp)
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
 // runServe is `dynamic-config serve`: decider and front door in one process
@@ -92,6 +96,10 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	if f.pprof && f.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("serve").Error())
 		return exitUsage
 	}
 	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
@@ -124,6 +132,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		installation:   opts,
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
+		classes:        classesSetup{file: f.classesFile},
 		server:         server.Config{TokenFile: tokenFile, Reflection: true},
 	})
 	if err != nil {
@@ -175,7 +184,8 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			return exitUsage
 		}
 		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
-		metricsErr = serveHTTP(ctx, mlis, server.MetricsHandler(reg, ready), logger, serveShutdownGrace)
+		metricsErr = serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), f.pprof), logger, serveShutdownGrace)
+		logger.Info("metrics listening", "addr", mlis.Addr().String(), "pprof", f.pprof)
 	}
 
 	scheme := "http"

@@ -24,6 +24,12 @@ package main
 // decider loads with installation.Options.Environ set to the same list.
 // Without the file both doors use no environment at all (--no-env, nil).
 // The subtests are not parallel, since processEnviron is package state.
+//
+// A case may also hold an optional file `classes.yaml`: a YAML stream of
+// DynamicConfigClass / ClusterDynamicConfigClass objects (spec 08). The
+// offline door runs inject with --classes-file classes.yaml, the cluster
+// door's decider holds the same set (as `decider --classes-file` would);
+// without the file classes are off at both doors.
 
 import (
 	"bytes"
@@ -49,6 +55,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
@@ -70,7 +77,7 @@ const casesDir = "testdata/cases"
 // hold; nothing else may sit in a case.
 var (
 	caseFiles         = []string{"installation.yaml", "namespace", "pod.yaml", "review.json"}
-	optionalCaseFiles = []string{"environment"}
+	optionalCaseFiles = []string{"environment", "classes.yaml"}
 )
 
 // canonical are the patches of spec 03 §7, by case: compact bytes and SHA-256.
@@ -138,9 +145,10 @@ func discoverCases(t *testing.T) []goldenCase {
 // dialing it with frontdoor/client — with the production logger (to
 // io.Discard) and metrics, so benchmarks measure what a cluster runs.
 type clusterDoor struct {
-	store  *installation.Store
-	url    string
-	client *http.Client
+	store   *installation.Store
+	classes *classes.Store // TurnOff for a case without classes.yaml
+	url     string
+	client  *http.Client
 }
 
 func startClusterDoor(tb testing.TB) *clusterDoor {
@@ -150,8 +158,10 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 		tb.Fatal(err)
 	}
 	store := installation.NewStore(installation.Empty())
+	cs := classes.NewStore(classes.NewSet(nil))
+	cs.TurnOff()
 	dm := dmetrics.NewDecider(prometheus.NewRegistry())
-	dsrv, err := server.New(server.Config{Logger: logger, Metrics: dm}, store, service.New(store, logger, dm))
+	dsrv, err := server.New(server.Config{Logger: logger, Metrics: dm}, store, service.New(store, logger, dm).WithClasses(cs))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -198,9 +208,10 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	}
 	tb.Cleanup(transport.CloseIdleConnections)
 	return &clusterDoor{
-		store:  store,
-		url:    "https://" + hlis.Addr().String(),
-		client: &http.Client{Timeout: 10 * time.Second, Transport: transport},
+		classes: cs,
+		store:   store,
+		url:     "https://" + hlis.Addr().String(),
+		client:  &http.Client{Timeout: 10 * time.Second, Transport: transport},
 	}
 }
 
@@ -263,6 +274,20 @@ func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation
 	return inst
 }
 
+// caseClasses reads a case's optional classes.yaml as the decider's
+// --classes-file would: nil (classes off) when the case has none.
+func caseClasses(t *testing.T, c goldenCase) *classes.Set {
+	t.Helper()
+	if _, err := os.Stat(c.path("classes.yaml")); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	set, err := classes.LoadFile(c.path("classes.yaml"))
+	if err != nil {
+		t.Fatalf("classes of case %s: %v", c.name, err)
+	}
+	return set
+}
+
 func readCase(t *testing.T, c goldenCase) (namespace string, pod []byte) {
 	t.Helper()
 	ns, err := os.ReadFile(c.path("namespace"))
@@ -299,6 +324,10 @@ func TestTwoDoors(t *testing.T) {
 			} else {
 				args = append(args, "--no-env")
 			}
+			cls := caseClasses(t, c)
+			if cls != nil {
+				args = append(args, "--classes-file", c.path("classes.yaml"))
+			}
 			var stdout, stderr bytes.Buffer
 			code := run(args, strings.NewReader(""), &stdout, &stderr)
 			if code != exitOK && code != exitRefused {
@@ -332,6 +361,11 @@ func TestTwoDoors(t *testing.T) {
 			// (b) the cluster door, over HTTPS and loopback gRPC.
 			inst := loadCaseInstallation(t, c)
 			cluster.store.Swap(inst)
+			if cls != nil {
+				cluster.classes.Swap(cls)
+			} else {
+				cluster.classes.TurnOff()
+			}
 			got, err := admitThrough(cluster.door, inst.EnvPolicy, "two-door", pod, namespace, podName(t, pod))
 			if err != nil {
 				t.Fatal(err)
@@ -363,7 +397,7 @@ func TestTwoDoors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				again := readmit(t, inst, mutated, namespace)
+				again := readmit(t, inst, cls, mutated, namespace)
 				if again.Answer.Patch != "" || !again.Answer.Allowed ||
 					again.Mutate.GetSkipReason() != deciderv1.SkipReason_SKIP_REASON_ALREADY_INJECTED {
 					t.Fatalf("the patched pod was not skipped as already injected: %s (decision %v)", review.Encode(again.Answer), again.Mutate)
@@ -386,9 +420,9 @@ func podName(t *testing.T, pod []byte) string {
 	return m.Metadata.Name
 }
 
-func readmit(t *testing.T, inst *installation.Installation, pod []byte, namespace string) *admitted {
+func readmit(t *testing.T, inst *installation.Installation, cls *classes.Set, pod []byte, namespace string) *admitted {
 	t.Helper()
-	engine, err := newOfflineEngine(inst)
+	engine, err := newOfflineEngine(inst, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +443,8 @@ func TestReinvocation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			namespace, pod := readCase(t, c)
 			inst := loadCaseInstallation(t, c)
-			first := readmit(t, inst, pod, namespace)
+			cls := caseClasses(t, c)
+			first := readmit(t, inst, cls, pod, namespace)
 			if first.Answer.Patch == "" {
 				t.Skip("the case injects nothing")
 			}
@@ -420,7 +455,7 @@ func TestReinvocation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			second := readmit(t, inst, reinvoked, namespace)
+			second := readmit(t, inst, cls, reinvoked, namespace)
 			if !second.Answer.Allowed || second.Answer.Patch != "" || string(second.Patch) != "[]" {
 				t.Fatalf("the reinvocation patched again: %s", review.Encode(second.Answer))
 			}

@@ -136,6 +136,7 @@ const (
 	TierBuiltIn
 	TierPodSpec
 	TierNone
+	TierClass // a DynamicConfigClass or ClusterDynamicConfigClass (spec 08 §3)
 )
 
 // OverrideRule is the rung that decided whether an installation value is pinned.
@@ -163,6 +164,9 @@ type Decision struct {
 	InstallationRevision string
 	Gates                []GateRuling
 	EnvPolicyResults     []EnvPolicyRuleResult
+	// ClassesRevision is the class set's revision when the decision
+	// consulted classes (spec 08 §2), "" otherwise.
+	ClassesRevision string
 	// Cluster and Caller are filled in by the service: the cluster decided
 	// for and the authenticated caller's name (docs/multi-cluster.md).
 	Cluster string
@@ -208,6 +212,9 @@ type ResolvedValue struct {
 	DocumentPath  string
 	Store         string
 	Note          string
+	// Class names the class that filled the value (tier TierClass):
+	// "DynamicConfigClass ns/name" or "ClusterDynamicConfigClass name".
+	Class string
 }
 
 // GateRuling is one gate consulted.

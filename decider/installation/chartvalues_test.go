@@ -127,7 +127,6 @@ envPolicy:
 		assertLines(t, p.Lines, []string{
 			`endpoint: "endpoint" is not an installation setting; endpoint is a per-store knob — set it under storeDefaults.<store>; the ones there are: ` + joinKeys(),
 			`fileMode [DYNAMIC_CONFIG_AGENT_FILE_MODE]: file-mode is "0999": octal, like "0640"`,
-			`DYNAMIC_CONFIG_WEBHOOK_CLASSES: classes are not available in this version; webhook.classes.enabled must stay false`,
 			`DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE: selfRotate TLS is not available in this version; the chart issues the serving certificate (self-signed or cert-manager)`,
 		})
 	})

@@ -172,6 +172,9 @@ type Installation struct {
 	// AllowEvents and AllowTLSSkipVerify are the feature switches.
 	AllowEvents        bool
 	AllowTLSSkipVerify bool
+	// ClassesEnabled is webhook.classes.enabled (DYNAMIC_CONFIG_WEBHOOK_CLASSES,
+	// spec 08 §2): the decider watches the class objects.
+	ClassesEnabled bool
 	// AgentImage is the effective agent image (BuiltInAgentImage when unset).
 	AgentImage string
 	// PullSecret is the pull secret to add ("" when none).

@@ -189,6 +189,8 @@ func apply(inst *Installation, s setting, r reading, in input) {
 		} else {
 			inst.AllowTLSSkipVerify = r.flag
 		}
+	case kindClasses:
+		inst.ClassesEnabled = r.flag
 	case kindImage:
 		inst.AgentImage = r.display
 	case kindPullSecret:

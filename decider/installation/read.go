@@ -106,10 +106,8 @@ func read(s setting, in input, report sink) reading {
 		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindClasses:
 		switch text {
-		case "false":
-			return reading{set: true, display: text, canon: text}
-		case "true":
-			report(s.Variable + ": classes are not available in this version; webhook.classes.enabled must stay false")
+		case "false", "true": // spec 08 §2: the decider watches the classes when true
+			return reading{set: true, display: text, canon: text, flag: text == "true"}
 		default:
 			report(s.Variable + " is " + redact.Quote(text) + `: "true" or "false"`)
 		}

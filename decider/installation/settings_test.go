@@ -34,7 +34,7 @@ func TestFleetSettingValues(t *testing.T) {
 		{"allowEvents", "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS=1", `DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS: allowEvents is "1": "true" or "false"`},
 		{"allowTlsSkipVerify", "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY=on", `DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY: allowTlsSkipVerify is "on": "true" or "false"`},
 		{"classes may stay false", "DYNAMIC_CONFIG_WEBHOOK_CLASSES=false", ""},
-		{"classes cannot be enabled", "DYNAMIC_CONFIG_WEBHOOK_CLASSES=true", `DYNAMIC_CONFIG_WEBHOOK_CLASSES: classes are not available in this version; webhook.classes.enabled must stay false`},
+		{"classes may be enabled (spec 08)", "DYNAMIC_CONFIG_WEBHOOK_CLASSES=true", ""},
 		{"classes is a boolean", "DYNAMIC_CONFIG_WEBHOOK_CLASSES=no", `DYNAMIC_CONFIG_WEBHOOK_CLASSES is "no": "true" or "false"`},
 		{"an image with a space", "DYNAMIC_CONFIG_AGENT_IMAGE=ghcr.io/a b", `DYNAMIC_CONFIG_AGENT_IMAGE is "ghcr.io/a b": an image reference without spaces`},
 		{"a pull secret with a slash", "DYNAMIC_CONFIG_AGENT_PULL_SECRET=ns/regcred", `DYNAMIC_CONFIG_AGENT_PULL_SECRET is "ns/regcred": a Secret name`},

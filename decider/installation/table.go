@@ -13,7 +13,7 @@ const (
 	kindGate                      // scoped names (rows 18–20)
 	kindImageAllow                // image prefixes (row 21)
 	kindSwitch                    // true/false switch (rows 22–23)
-	kindClasses                   // must stay false (row 24)
+	kindClasses                   // true/false: the decider watches classes (row 24, spec 08 §2)
 	kindImage                     // agent image (row 25)
 	kindPullSecret                // pull secret (row 26)
 	kindEnvPolicy                 // environment-variable policy (row 27)

@@ -31,8 +31,19 @@ func BenchmarkDecide(b *testing.B) {
 		benchDecide(b, p.name, installation.Empty(), p.pod, p.want)
 	}
 	// The installation answering most knobs: its provenance is looked up per request.
-	benchDecide(b, "vault leaning on the seed installation", load(b, seedInstallation),
-		facts("inject", "true", "source", "vault", "key", "secret/myapp", "path", "/config/rendered.yaml"), decision.OutcomeInject)
+	seedPod := facts("inject", "true", "source", "vault", "key", "secret/myapp", "path", "/config/rendered.yaml")
+	benchDecide(b, "vault leaning on the seed installation", load(b, seedInstallation), seedPod, decision.OutcomeInject)
+	// What the front door's DECISION_VIEW_PLAN runs: no per-value provenance.
+	b.Run("plan view of the seed pod", func(b *testing.B) {
+		inst := load(b, seedInstallation)
+		if d := DecidePlan(inst, seedPod); d.Outcome != decision.OutcomeInject {
+			b.Fatalf("outcome %v: %+v", d.Outcome, d.Refusals)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			DecidePlan(inst, seedPod)
+		}
+	})
 }
 
 func benchDecide(b *testing.B, name string, inst *installation.Installation, pod *decision.Facts, want decision.Outcome) {

@@ -70,7 +70,7 @@ func templateBoth(s *state, r *render) *decision.Refusal {
 // tierKey names a resolved reference in a message: its key when the pod set
 // it, else "the store default <knob>".
 func tierKey(r *render, i int) string {
-	if r.vals[i].tier == decision.TierAnnotation {
+	if fromPod(r.vals[i].tier) {
 		return r.ann[i].key
 	}
 	return "the store default " + rows[i].Name

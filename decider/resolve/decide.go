@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
@@ -31,6 +32,12 @@ const (
 // environment-variable policy (spec 05); MUTATE (or unspecified) is the
 // annotation contract (spec 01). DecisionID is left empty.
 func Decide(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	return DecideWithClasses(inst, nil, f)
+}
+
+// DecideWithClasses is Decide with a class set (spec 08): nil means classes
+// are off. The set is an input like the installation; nothing is looked up.
+func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
 	if inst == nil {
 		inst = installation.Empty()
 	}
@@ -40,16 +47,40 @@ func Decide(inst *installation.Installation, f *decision.Facts) decision.Decisio
 	if f.Purpose == decision.PurposeValidate {
 		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
 	}
-	return mutate(inst, f)
+	return mutate(inst, cls, f, true)
 }
 
-// mutate is the mutating path.
-func mutate(inst *installation.Installation, f *decision.Facts) decision.Decision {
+// DecidePlan is Decide without the per-value provenance: the renders carry
+// their name, source and agent containers but no values. Everything else —
+// outcome, refusals, warnings, audit annotations, plan, gates — is
+// Decide's. It answers DECISION_VIEW_PLAN (spec 06 §2.1, docs/spec-changes.md),
+// which never sends the values, so they are not computed.
+func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	return DecidePlanWithClasses(inst, nil, f)
+}
+
+// DecidePlanWithClasses is DecidePlan with a class set (nil: classes off).
+func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	if inst == nil {
+		inst = installation.Empty()
+	}
+	if f == nil {
+		f = &decision.Facts{}
+	}
+	if f.Purpose == decision.PurposeValidate {
+		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+	}
+	return mutate(inst, cls, f, false)
+}
+
+// mutate is the mutating path; withValues says whether the renders carry
+// their values.
+func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
 	d := decision.Decision{
 		InstallationRevision: inst.Revision,
 		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
 	}
-	s := &state{inst: inst, f: f}
+	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
 
 	// B1: no prefixed annotation.
 	if !hasPrefixed(f.Annotations) {
@@ -60,10 +91,16 @@ func mutate(inst *installation.Installation, f *decision.Facts) decision.Decisio
 		return skip(d, decision.SkipNotCreate)
 	}
 	s.read()
-	// B3: classes are not in this version.
+	// B3: the class the pod names (spec 08 §3); every step after it sees
+	// the values the class filled.
 	if s.class.set && !(s.status.set && s.status.value == "injected") {
-		return refused(d, refuse("class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(s.class.value)+
-			", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead"))
+		if cls != nil {
+			d.ClassesRevision = cls.Revision
+			d.AuditAnnotations[AuditClassesRevision] = cls.Revision
+		}
+		if ref := s.resolveClass(); ref != nil {
+			return refused(d, ref)
+		}
 	}
 	// B4: the status mark.
 	if s.status.set {

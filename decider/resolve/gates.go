@@ -19,7 +19,7 @@ func sourceSubject(r *render) string {
 	switch {
 	case r.name != "":
 		return "dynamic-config.rs/source." + r.name + " is " + q(r.source)
-	case r.vals[iSource].tier == decision.TierAnnotation:
+	case fromPod(r.vals[iSource].tier):
 		return "dynamic-config.rs/source is " + q(r.source)
 	}
 	return "the fleet default source " + q(r.source)
@@ -32,7 +32,7 @@ func sourceGates(s *state) *decision.Refusal {
 	ns := s.f.Namespace
 	for r := range s.renders {
 		k := ""
-		if r.vals[iSource].tier == decision.TierAnnotation {
+		if fromPod(r.vals[iSource].tier) {
 			k = r.ann[iSource].key
 		}
 		deny := s.inst.SourceDeny.Listing(ns)

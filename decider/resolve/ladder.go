@@ -162,6 +162,9 @@ var allKeys = func() []int {
 // ladder resolves knob i for render r.
 func (s *state) ladder(r *render, i int) value {
 	if a := &r.ann[i]; a.set {
+		if a.class != "" {
+			return value{text: a.value, set: true, tier: decision.TierClass}
+		}
 		return value{text: a.value, set: true, tier: decision.TierAnnotation}
 	}
 	if p := pairOf[i]; p >= 0 && r.ann[p].set {
@@ -197,6 +200,11 @@ func (s *state) builtIn(i int) string {
 	}
 	return rows[i].BuiltIn
 }
+
+// fromPod reports whether a tier is the pod's own writing: an annotation,
+// or a class the pod named (everything after B3 sees a class-filled value as
+// if the pod had written it, spec 08 §3 step 6).
+func fromPod(t decision.Tier) bool { return t == decision.TierAnnotation || t == decision.TierClass }
 
 // key is the key of knob i for render r: as the pod wrote it, else its spelling.
 func key(r *render, i int) string {

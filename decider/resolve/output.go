@@ -37,11 +37,14 @@ func (s *state) output(validated bool) []decision.Render {
 }
 
 func (s *state) renderOutput(r *render, keys []int, validated bool) decision.Render {
-	values := make([]decision.ResolvedValue, len(keys))
-	for j, i := range keys {
-		values[j] = s.provenance(r, i, validated)
+	out := decision.Render{Name: r.name, Source: redact.URL(r.source), Validated: validated}
+	if s.withValues {
+		out.Values = make([]decision.ResolvedValue, len(keys))
+		for j, i := range keys {
+			out.Values[j] = s.provenance(r, i, validated)
+		}
 	}
-	return decision.Render{Name: r.name, Source: redact.URL(r.source), Values: values, Validated: validated}
+	return out
 }
 
 // provenance is one knob's ResolvedValue: value, tier, pin, override rung,
@@ -57,6 +60,8 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 	switch {
 	case v.tier == decision.TierAnnotation:
 		rv.AnnotationKey = r.ann[i].key
+	case v.tier == decision.TierClass:
+		rv.Class = r.ann[i].class
 	case v.fromInst:
 		iv := s.supplier(r, i)
 		rv.Pinned = iv.Pinned
@@ -78,11 +83,31 @@ func (s *state) normalised(r *render, i int) string {
 			return n
 		}
 	}
-	if n, f := rows[i].Check(v.text); f == nil {
+	if v.tier == decision.TierBuiltIn && v.text == rows[i].BuiltIn {
+		return builtInNormalised[i]
+	}
+	return checkedOrRaw(i, v.text)
+}
+
+// checkedOrRaw is text normalised by knob i's grammar, or text as it is when
+// the grammar refuses it.
+func checkedOrRaw(i int, text string) string {
+	if n, f := rows[i].Check(text); f == nil {
 		return n
 	}
-	return v.text
+	return text
 }
+
+// builtInNormalised holds each knob's built-in value normalised: the
+// built-ins are constants, so they are checked once here rather than in
+// every decision.
+var builtInNormalised = func() []string {
+	out := make([]string, len(rows))
+	for i := range rows {
+		out[i] = checkedOrRaw(i, rows[i].BuiltIn)
+	}
+	return out
+}()
 
 // planInput hands the validated, normalised values to the plan builder.
 func (s *state) planInput() plan.Input {

@@ -26,7 +26,7 @@ func refuse(check, key, render, message string) *decision.Refusal {
 		r.Reason, r.Slug = decision.ReasonPinned, SlugPinned
 	case strings.HasPrefix(check, "gate."):
 		r.Reason, r.Slug = decision.ReasonPolicy, SlugPolicy
-	case check == "class.disabled":
+	case strings.HasPrefix(check, "class."):
 		r.Reason, r.Slug, r.HTTPCode = decision.ReasonPolicy, SlugPolicy, 403
 	case strings.HasPrefix(check, "conflict."):
 		r.Reason, r.Slug = decision.ReasonConflict, SlugConflict

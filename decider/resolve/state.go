@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
@@ -17,6 +18,9 @@ type annot struct {
 	key   string // the full key as written
 	value string
 	set   bool
+	// class names the class that filled the value ("DynamicConfigClass
+	// ns/name"); "" when the pod wrote it (spec 08 §3 step 6).
+	class string
 }
 
 // value is one knob's effective value for a render: the raw tier lookup
@@ -57,6 +61,10 @@ type also struct {
 type state struct {
 	inst *installation.Installation
 	f    *decision.Facts
+	// classes is the class set (nil: classes off); consulted is the class
+	// the pod named once B3 found it.
+	classes   *classes.Set
+	consulted *classes.Class
 
 	def   render
 	named []*render
@@ -73,6 +81,9 @@ type state struct {
 	// sameUserWhere is where agent-run-as-same-user took its UID from.
 	sameUserWhere string
 	agentEnv      []installation.EnvEntry // the pod's agent-env entries, in order
+	// withValues: the output renders carry their values (Decide, not
+	// DecidePlan).
+	withValues bool
 }
 
 // read sorts the pod's prefixed annotations into renders, also-names, the

@@ -65,7 +65,7 @@ var steps = []step{
 	{"B55", defaultPath},
 	{"B56", outputDuplicate},
 	{"B57", sourceRequired},
-	{"B58", keyRequired},
+	{"B58", keyChecks},
 	{"B59", sourceGates},
 	{"B60", agentEnvGates},
 }

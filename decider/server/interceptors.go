@@ -4,7 +4,6 @@ import (
 	"log/slog"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc"
@@ -24,12 +23,9 @@ func chain(m *metrics.Decider, logger *slog.Logger, authFn auth.AuthFunc) ([]grp
 		stream = append(stream, gm.StreamServerInterceptor())
 	}
 
-	logOpts := []logging.Option{
-		logging.WithLogOnEvents(logging.FinishCall),
-		logging.WithLevels(callLevel),
-	}
-	unary = append(unary, logging.UnaryServerInterceptor(callLogger(logger), logOpts...))
-	stream = append(stream, logging.StreamServerInterceptor(callLogger(logger), logOpts...))
+	logUnary, logStream := callLogging(logger)
+	unary = append(unary, logUnary)
+	stream = append(stream, logStream)
 
 	if authFn != nil {
 		unary = append(unary, selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(authFn), selector.MatchFunc(needsToken)))

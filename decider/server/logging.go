@@ -2,56 +2,81 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
+	"strconv"
+	"strings"
+	"time"
 
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
-// callFields are the only interceptor fields logged: method, code and
-// duration (spec 07 §4). Payloads, peers and error texts are dropped.
-var callFields = map[string]string{
-	logging.ServiceFieldKey: "grpc_service",
-	logging.MethodFieldKey:  "grpc_method",
-	"grpc.code":             "grpc_code",
-	"grpc.time_ms":          "duration_ms",
+// callLogging returns the interceptors that write one "grpc call" line per
+// finished call with method, code and duration only (spec 07 §4): payloads,
+// peers and error texts are never logged. Successful calls log at debug, so
+// at the default level a call costs a time.Now and one Enabled check — no
+// field lists are built for a line nobody writes.
+func callLogging(logger *slog.Logger) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		logCall(ctx, logger, info.FullMethod, err, time.Since(start))
+		return resp, err
+	}
+	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		logCall(ss.Context(), logger, info.FullMethod, err, time.Since(start))
+		return err
+	}
+	return unary, stream
 }
 
-// callLogger adapts slog to the middleware's logging.Logger, keeping only
-// callFields.
-func callLogger(logger *slog.Logger) logging.Logger {
-	return logging.LoggerFunc(func(ctx context.Context, level logging.Level, msg string, fields ...any) {
-		lvl := slog.Level(level)
-		if !logger.Enabled(ctx, lvl) {
-			return
-		}
-		attrs := make([]slog.Attr, 0, len(callFields))
-		for i := 0; i+1 < len(fields); i += 2 {
-			key, ok := fields[i].(string)
-			if !ok {
-				continue
-			}
-			if name, keep := callFields[key]; keep {
-				attrs = append(attrs, slog.Any(name, fields[i+1]))
-			}
-		}
-		logger.LogAttrs(ctx, lvl, "grpc call", attrs...)
-	})
+// logCall writes the call line: grpc_service, grpc_method, grpc_code and
+// duration_ms (milliseconds with microsecond precision).
+func logCall(ctx context.Context, logger *slog.Logger, fullMethod string, err error, elapsed time.Duration) {
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	code := status.Code(err)
+	level := callLevel(code)
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	service, method := splitMethod(fullMethod)
+	ms := float32(elapsed.Nanoseconds()/1000) / 1000
+	logger.LogAttrs(ctx, level, "grpc call",
+		slog.String("grpc_service", service),
+		slog.String("grpc_method", method),
+		slog.String("grpc_code", code.String()),
+		slog.String("duration_ms", strconv.FormatFloat(float64(ms), 'g', -1, 32)))
+}
+
+// splitMethod splits "/package.Service/Method".
+func splitMethod(fullMethod string) (service, method string) {
+	service, method, ok := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
+	if !ok {
+		return "unknown", "unknown"
+	}
+	return service, method
 }
 
 // callLevel logs successful calls at debug (every Decide already logs its
 // decision line), client mistakes at info, server trouble at warn and error.
-func callLevel(code codes.Code) logging.Level {
+func callLevel(code codes.Code) slog.Level {
 	switch code {
 	case codes.OK:
-		return logging.LevelDebug
+		return slog.LevelDebug
 	case codes.Canceled, codes.InvalidArgument, codes.NotFound, codes.AlreadyExists,
 		codes.Unauthenticated, codes.PermissionDenied, codes.DeadlineExceeded,
 		codes.FailedPrecondition, codes.OutOfRange, codes.Aborted:
-		return logging.LevelInfo
+		return slog.LevelInfo
 	case codes.Unavailable, codes.ResourceExhausted, codes.Unimplemented:
-		return logging.LevelWarn
+		return slog.LevelWarn
 	default:
-		return logging.LevelError
+		return slog.LevelError
 	}
 }

@@ -16,6 +16,7 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 		AuditAnnotations:     d.GetAuditAnnotations(),
 		Plan:                 planFromProto(d.GetPlan()),
 		InstallationRevision: d.GetInstallationRevision(),
+		ClassesRevision:      d.GetClassesRevision(),
 		Cluster:              d.GetCluster(),
 		Caller:               d.GetCaller(),
 	}
@@ -53,6 +54,7 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 				DocumentPath:  v.GetDocumentPath(),
 				Store:         v.GetStore(),
 				Note:          v.GetNote(),
+				Class:         v.GetClass(),
 			})
 		}
 		out.Renders = append(out.Renders, render)

@@ -9,6 +9,14 @@ import (
 // DecisionToProto converts a plain decision into its protobuf message
 // (spec 06 §3–4), every field.
 func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
+	return DecisionToProtoView(d, deciderv1.DecisionView_DECISION_VIEW_FULL)
+}
+
+// DecisionToProtoView converts a plain decision into the fields view asks
+// for: DECISION_VIEW_PLAN leaves out the renders with provenance, the gate
+// rulings and the env-policy results (what an admission answer is not built
+// from); FULL and UNSPECIFIED convert every field.
+func DecisionToProtoView(d *decision.Decision, view deciderv1.DecisionView) *deciderv1.Decision {
 	out := &deciderv1.Decision{
 		DecisionId:           d.DecisionID,
 		Outcome:              deciderv1.Outcome(d.Outcome),
@@ -16,6 +24,7 @@ func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
 		AuditAnnotations:     d.AuditAnnotations,
 		Plan:                 planToProto(d.Plan),
 		InstallationRevision: d.InstallationRevision,
+		ClassesRevision:      d.ClassesRevision,
 		Cluster:              d.Cluster,
 		Caller:               d.Caller,
 	}
@@ -38,6 +47,9 @@ func DecisionToProto(d *decision.Decision) *deciderv1.Decision {
 		for i, w := range d.Warnings {
 			out.Warnings[i] = &deciderv1.Warning{Code: w.Code, Message: w.Message}
 		}
+	}
+	if view == deciderv1.DecisionView_DECISION_VIEW_PLAN {
+		return out
 	}
 	if n := len(d.Renders); n > 0 {
 		out.Renders = make([]*deciderv1.Render, n)
@@ -100,6 +112,7 @@ func renderToProto(r *decision.Render) *deciderv1.Render {
 			pv.DocumentPath = v.DocumentPath
 			pv.Store = v.Store
 			pv.Note = v.Note
+			pv.Class = v.Class
 			out.Values[i] = pv
 		}
 	}

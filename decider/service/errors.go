@@ -22,6 +22,9 @@ func (e *Error) GRPCStatus() *status.Status { return status.New(e.Code, e.Messag
 // errNoInstallation: no installation is held yet (serve during start).
 var errNoInstallation = &Error{Code: codes.Unavailable, Message: "no installation is loaded yet"}
 
+// errClassesNotSynced: classes are on and the watch has not synced yet.
+var errClassesNotSynced = &Error{Code: codes.Unavailable, Message: "the classes have not synced from the API server yet"}
+
 // internalError is the answer to a recovered panic (spec 06 §6); the panic
 // and its stack go to the decider's log only.
 func internalError(decisionID string) *Error {
@@ -43,6 +46,9 @@ func checkRequest(req *deciderv1.DecisionRequest) error {
 	}
 	if req.GetPod() == nil {
 		return invalidArgument("decision request: pod is missing")
+	}
+	if _, known := deciderv1.DecisionView_name[int32(req.GetView())]; !known {
+		return invalidArgument("decision request: view " + req.GetView().String() + " is not known; send DECISION_VIEW_PLAN or DECISION_VIEW_FULL, or leave it unset for FULL")
 	}
 	kind := req.GetPod().GetResourceKind()
 	if _, known := deciderv1.ResourceKind_name[int32(kind)]; !known {

@@ -53,7 +53,7 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 	if name == "" {
 		name = f.GenerateName
 	}
-	logger.LogAttrs(ctx, slog.LevelInfo, "decision",
+	attrs := []slog.Attr{
 		slog.String("decision_id", d.DecisionID),
 		slog.String("purpose", purposeNames[f.Purpose]),
 		slog.String("namespace", f.Namespace),
@@ -70,5 +70,9 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 		slog.String("cluster", d.Cluster),
 		slog.String("caller", d.Caller),
 		slog.Int64("duration_us", elapsed.Microseconds()),
-	)
+	}
+	if d.ClassesRevision != "" { // the decision consulted classes (spec 08 §2)
+		attrs = append(attrs, slog.String("classes_revision", d.ClassesRevision))
+	}
+	logger.LogAttrs(ctx, slog.LevelInfo, "decision", attrs...)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
@@ -25,12 +26,15 @@ type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
 
 	store   *installation.Store
+	classes *classes.Store // nil: classes off
 	logger  *slog.Logger
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
 	cluster string
-	// decide is the pure resolver (resolve.Decide).
-	decide func(*installation.Installation, *decision.Facts) decision.Decision
+	// decide is the pure resolver (resolve.DecideWithClasses); decidePlan
+	// answers the plan view without computing the values it would not send
+	// (resolve.DecidePlanWithClasses).
+	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -41,7 +45,14 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.DecideWithClasses, decidePlan: resolve.DecidePlanWithClasses}
+}
+
+// WithClasses turns classes on with the set cs holds (spec 08 §2): while cs
+// holds no set yet (the watch's first sync), Decide answers Unavailable.
+func (s *Service) WithClasses(cs *classes.Store) *Service {
+	s.classes = cs
+	return s
 }
 
 // Decide answers one admission question (spec 06 §2–3, §6).
@@ -58,6 +69,10 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if inst == nil {
 		return nil, errNoInstallation
 	}
+	cls := s.classes.Current()
+	if s.classes.Enabled() && cls == nil {
+		return nil, errClassesNotSynced
+	}
 	id := uuid.NewString()
 	defer func() {
 		if p := recover(); p != nil {
@@ -73,7 +88,11 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
 		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
 	}
-	d := s.decide(inst, facts)
+	decide := s.decide
+	if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
+		decide = s.decidePlan
+	}
+	d := decide(inst, cls, facts)
 	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
@@ -94,7 +113,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		}
 		d.AuditAnnotations = annotations
 	}
-	resp = &deciderv1.DecisionResponse{Decision: DecisionToProto(&d)}
+	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
@@ -109,5 +128,9 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 	if inst == nil {
 		return nil, errNoInstallation
 	}
-	return installationToProto(inst, s.store.LastReload()), nil
+	out := installationToProto(inst, s.store.LastReload())
+	if set := s.classes.Current(); set != nil {
+		out.Classes, out.ClassesRevision = classesToProto(set), set.Revision
+	}
+	return out, nil
 }

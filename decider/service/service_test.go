@@ -19,6 +19,7 @@ import (
 
 	"log/slog"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
@@ -230,7 +231,9 @@ func TestDecideAnswers(t *testing.T) {
 
 func TestDecidePanicIsInternal(t *testing.T) {
 	s := serve(t, installation.NewStore(installation.Empty()))
-	s.svc.decide = func(*installation.Installation, *decision.Facts) decision.Decision { panic("resolver bug") }
+	s.svc.decide = func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision {
+		panic("resolver bug")
+	}
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
 	st := status.Convert(err)
 	if st.Code() != codes.Internal {

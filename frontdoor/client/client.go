@@ -49,6 +49,10 @@ const deciderService = "dynamicconfig.decider.v1.DeciderService"
 // the pings with a too_many_pings GOAWAY.
 const KeepaliveTime = 30 * time.Second
 
+// flowWindow is the fixed HTTP/2 flow-control window of each stream and
+// connection: far above any decision the decider sends.
+const flowWindow = 1 << 20
+
 // Config says how to reach the decider.
 type Config struct {
 	// Target is the gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090.
@@ -84,6 +88,10 @@ func New(cfg Config) (*Client, error) {
 	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithResolvers(staticBuilder{}),
+		// Fixed flow-control windows turn off the BDP estimator, whose pings
+		// otherwise cross the connection with almost every call.
+		grpc.WithInitialWindowSize(flowWindow),
+		grpc.WithInitialConnWindowSize(flowWindow),
 	}, wanOptions()...)
 	if cfg.Resolver != nil {
 		opts = append(opts, grpc.WithResolvers(cfg.Resolver))

@@ -258,8 +258,23 @@ func mountPaths(mounts []corev1.VolumeMount) []string {
 // args member (null included) is read from the raw JSON, which the typed
 // decode cannot show.
 func (o *Object) PatchTarget() (*patch.Pod, error) {
+	return o.patchTarget(true)
+}
+
+// PatchTargetFor is PatchTarget for one plan, without the second read of
+// the raw JSON when the plan does not need it: only a command rewrite looks
+// at the args members, and a pod with containers has a spec. Without a
+// command rewrite the containers' ArgsPresent is left false (unused).
+func (o *Object) PatchTargetFor(plan *deciderv1.MutationPlan) (*patch.Pod, error) {
+	return o.patchTarget(plan.GetCommandRewrite() != nil || o.pod == nil || len(o.pod.Spec.Containers) == 0)
+}
+
+func (o *Object) patchTarget(readShape bool) (*patch.Pod, error) {
 	if o.pod == nil {
 		return nil, fmt.Errorf("a %s is not patched", o.Kind.Name)
+	}
+	if !readShape {
+		return o.target(true, nil), nil
 	}
 	var shape struct {
 		Spec *struct {
@@ -271,9 +286,22 @@ func (o *Object) PatchTarget() (*patch.Pod, error) {
 	if err := unmarshal(o.raw, &shape); err != nil {
 		return nil, fmt.Errorf("read the pod's shape: %w", err)
 	}
+	var args []bool
+	if shape.Spec != nil {
+		args = make([]bool, len(shape.Spec.Containers))
+		for i := range args {
+			args[i] = shape.Spec.Containers[i].Args != nil
+		}
+	}
+	return o.target(shape.Spec != nil, args), nil
+}
+
+// target builds the patch target; args[i] reports container i's args
+// member (missing entries are absent).
+func (o *Object) target(specPresent bool, args []bool) *patch.Pod {
 	p := o.pod
 	t := &patch.Pod{
-		SpecPresent:             shape.Spec != nil,
+		SpecPresent:             specPresent,
 		AnnotationsPresent:      p.Annotations != nil,
 		VolumesPresent:          p.Spec.Volumes != nil,
 		ImagePullSecretsPresent: p.Spec.ImagePullSecrets != nil,
@@ -287,8 +315,8 @@ func (o *Object) PatchTarget() (*patch.Pod, error) {
 			Name:                c.Name,
 			VolumeMountsPresent: c.VolumeMounts != nil,
 			CommandPresent:      c.Command != nil,
-			ArgsPresent:         shape.Spec != nil && i < len(shape.Spec.Containers) && shape.Spec.Containers[i].Args != nil,
+			ArgsPresent:         i < len(args) && args[i],
 		}
 	}
-	return t, nil
+	return t
 }

@@ -67,7 +67,18 @@ func FuzzPatchAppliesToThePodAsReceived(f *testing.F) {
 		if err != nil {
 			t.Fatalf("PatchTarget() of a decoded pod failed: %v", err)
 		}
-		p, err := patch.Build(planFor(obj.Facts), target)
+		plan := planFor(obj.Facts)
+		p, err := patch.Build(plan, target)
+		// The handler's shortcut builds the same patch (or the same refusal).
+		forPlan, ferr := obj.PatchTargetFor(plan)
+		if ferr != nil {
+			t.Fatalf("PatchTargetFor() of a decoded pod failed: %v", ferr)
+		}
+		q, qerr := patch.Build(plan, forPlan)
+		if (qerr == nil) != (err == nil) || (err == nil && string(q.JSON) != string(p.JSON)) ||
+			(err != nil && qerr.Error() != err.Error()) {
+			t.Fatalf("PatchTargetFor gives %v %+v, PatchTarget %v %+v", qerr, q, err, p)
+		}
 		if err != nil {
 			var unfit *patch.UnfitError
 			if !errors.As(err, &unfit) {

@@ -65,9 +65,7 @@ func ValidateKind(req *review.Request) *Kind {
 // else of the object is looked at, and annotation values may have any type.
 // It reports whether any key starts with the prefix (A3, 04 §6).
 func HasPrefixedAnnotation(raw []byte) bool {
-	if !bytes.Contains(raw, []byte(Prefix)) && !bytes.Contains(raw, []byte(`\`)) {
-		// The common case: no prefixed key anywhere in the object, and no
-		// escape that could spell one.
+	if !MayHavePrefixedAnnotation(raw) {
 		return false
 	}
 	var lenient struct {
@@ -84,4 +82,11 @@ func HasPrefixedAnnotation(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// MayHavePrefixedAnnotation is HasPrefixedAnnotation's first step, a byte
+// scan: false when the prefix appears nowhere in raw and no escape could
+// spell it — the common case, answered without decoding.
+func MayHavePrefixedAnnotation(raw []byte) bool {
+	return bytes.Contains(raw, []byte(Prefix)) || bytes.Contains(raw, []byte(`\`))
 }

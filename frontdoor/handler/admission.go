@@ -56,12 +56,21 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	if kind == nil { // A2
 		return a.withoutRPC()
 	}
-	if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
+	if !facts.MayHavePrefixedAnnotation(a.req.Object) { // A3 without decoding
 		return a.withoutRPC()
 	}
+	// The object is decoded once: its annotations answer A3 when it
+	// decodes; when it does not, the lenient read of the annotations alone
+	// decides between A3 (allowed) and malformed, as A3 comes first.
 	obj, err := facts.Decode(a.req, kind, a.req.Object)
 	if err != nil {
+		if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
+			return a.withoutRPC()
+		}
 		return a.malformed(err)
+	}
+	if len(obj.Facts.GetAnnotations()) == 0 { // A3: a Pod's facts carry exactly its prefixed annotations
+		return a.withoutRPC()
 	}
 	a.routed(obj)
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE)
@@ -128,7 +137,10 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	t0 := time.Now()
-	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster})
+	// The answer is built from the plan view: no provenance, gate rulings or
+	// env-policy results cross the wire on the admission path (06 §2.1, view).
+	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{
+		Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster, View: deciderv1.DecisionView_DECISION_VIEW_PLAN})
 	a.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rpc)
@@ -216,7 +228,7 @@ func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Re
 }
 
 func (a *admission) patch(plan *deciderv1.MutationPlan, obj *facts.Object) (*patch.Patch, error) {
-	target, err := obj.PatchTarget()
+	target, err := obj.PatchTargetFor(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +323,7 @@ func (a *admission) failed(f *failure) *review.Response {
 		a.h.metrics.Refusal(label)
 	}
 	a.warnings = len(resp.Warnings)
-	a.done(slog.LevelWarn, "grpc_code", f.code, "detail", detail)
+	a.done(slog.LevelWarn, slog.String("grpc_code", f.code), slog.String("detail", detail))
 	return resp
 }
 
@@ -341,31 +353,33 @@ func (a *admission) withoutRPC() *review.Response {
 
 // done counts the admission and writes its one log line (spec 07 §4):
 // keys, slugs, check ids and counts only — never values or messages.
-func (a *admission) done(level slog.Level, extra ...any) {
+func (a *admission) done(level slog.Level, extra ...slog.Attr) {
 	elapsed := time.Since(a.start)
 	a.h.metrics.Admission(a.webhook, a.outcome, elapsed)
-	if !a.h.log.Enabled(context.Background(), level) {
+	ctx := context.Background()
+	if !a.h.log.Enabled(ctx, level) {
 		return
 	}
-	attrs := []any{
-		"webhook", a.webhook,
-		"uid", a.req.UID,
-		"kind", a.kind,
-		"namespace", a.namespace,
-		"name", a.name,
-		"operation", a.req.Operation,
-		"dry_run", a.req.IsDryRun(),
-		"outcome", a.outcome,
-		"reason", a.reason,
-		"check", a.check,
-		"decision_id", a.decisionID,
-		"revision", a.revision,
-		"duration_ms", millis(elapsed),
-		"rpc_ms", millis(a.rpc),
-		"patch_ops", a.patchOps,
-		"warnings", a.warnings,
-	}
-	a.h.log.Log(context.Background(), level, "admission", append(attrs, extra...)...)
+	attrs := make([]slog.Attr, 0, 16+len(extra))
+	attrs = append(attrs,
+		slog.String("webhook", a.webhook),
+		slog.String("uid", a.req.UID),
+		slog.String("kind", a.kind),
+		slog.String("namespace", a.namespace),
+		slog.String("name", a.name),
+		slog.String("operation", a.req.Operation),
+		slog.Bool("dry_run", a.req.IsDryRun()),
+		slog.String("outcome", a.outcome),
+		slog.String("reason", a.reason),
+		slog.String("check", a.check),
+		slog.String("decision_id", a.decisionID),
+		slog.String("revision", a.revision),
+		slog.Float64("duration_ms", millis(elapsed)),
+		slog.Float64("rpc_ms", millis(a.rpc)),
+		slog.Int("patch_ops", a.patchOps),
+		slog.Int("warnings", a.warnings),
+	)
+	a.h.log.LogAttrs(ctx, level, "admission", append(attrs, extra...)...)
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

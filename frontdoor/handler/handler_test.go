@@ -113,6 +113,10 @@ func TestMutateWithoutRPC(t *testing.T) {
 		{"a review with a null object is allowed without an RPC", nullObject},
 		{"a Deployment on /mutate is allowed without an RPC", deployment},
 		{"an unreadable pod without a prefixed key is allowed without an RPC", podRequest("u", `{"metadata":{"annotations":{"x":"y"}},"spec":{"containers":"bad"}}`)},
+		{"a pod with the prefix only in a label is allowed without an RPC",
+			podRequest("u", `{"metadata":{"labels":{"dynamic-config.rs/inject":"true"},"annotations":{"x":"y"}},"spec":{"containers":[{"name":"app"}]}}`)},
+		{"an unreadable pod with the prefix only in a label is allowed without an RPC",
+			podRequest("u", `{"metadata":{"labels":{"dynamic-config.rs/inject":"true"}},"spec":{"containers":"bad"}}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,6 +169,9 @@ func TestMutateInject(t *testing.T) {
 		req := fake.last()
 		if req.GetPurpose() != deciderv1.Purpose_PURPOSE_MUTATE {
 			t.Fatalf("purpose %v", req.GetPurpose())
+		}
+		if req.GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN {
+			t.Fatalf("view %v: the front door asks for the plan view only", req.GetView())
 		}
 		f := req.GetPod()
 		if _, ok := f.GetAnnotations()["team"]; ok || len(f.GetAnnotations()) != 5 {
@@ -471,6 +478,9 @@ func TestValidate(t *testing.T) {
 			t.Fatal("no RPC")
 		}
 		f := fake.last().GetPod()
+		if fake.last().GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN {
+			t.Fatalf("view %v: the front door asks for the plan view only", fake.last().GetView())
+		}
 		if fake.last().GetPurpose() != deciderv1.Purpose_PURPOSE_VALIDATE || f.GetResourceKind() != deciderv1.ResourceKind_RESOURCE_KIND_DEPLOYMENT ||
 			len(f.GetAnnotations()) != 1 || f.GetAnnotations()["dynamic-config.rs/source"] != "consul" ||
 			strings.Join(f.GetWorkloadAnnotationKeys(), ",") != "dynamic-config.rs/inject" || f.GetContainers()[0].GetEnv()[0].GetName() != "A" {

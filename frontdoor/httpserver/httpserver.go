@@ -49,6 +49,9 @@ type Config struct {
 	// the replica in that time and the API server stops reusing its idle
 	// keep-alive connections to it (kubernetes #127335).
 	DrainDelay time.Duration
+	// Pprof adds net/http/pprof under /debug/pprof/ on the ops listener
+	// (ServeOps) only (--pprof).
+	Pprof bool
 }
 
 // Server is the admission server.
@@ -169,7 +172,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	addOps(mux, s.cfg.Certs, s.cfg.Gatherer, s.draining)
-	return s.serve(ctx, s.httpServer(mux), ln)
+	var h http.Handler = mux
+	if s.cfg.Pprof {
+		h = WithPprof(h)
+	}
+	return s.serve(ctx, s.httpServer(h), ln)
 }
 
 // ListenAndServe listens on addr (TCP) and calls Serve.

@@ -181,11 +181,37 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		}
 	}
 
-	raw, err := review.Marshal(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
+	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
 	if err != nil {
 		return nil, unfit("encode the patch: %v", err)
 	}
 	return &Patch{Ops: b.ops, JSON: raw}, nil
+}
+
+// encodeOps writes the ops as review.Marshal would ([]Op through
+// encoding/json: op, path, then value unless nil), without reflection.
+func encodeOps(ops []Op) ([]byte, error) {
+	out := make([]byte, 0, 256*len(ops))
+	out = append(out, '[')
+	for i := range ops {
+		op := &ops[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"op":`...)
+		out, _ = review.AppendValue(out, op.Op)
+		out = append(out, `,"path":`...)
+		out, _ = review.AppendValue(out, op.Path)
+		if op.Value != nil {
+			out = append(out, `,"value":`...)
+			var err error
+			if out, err = review.AppendValue(out, op.Value); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']'), nil
 }
 
 type builder struct {
@@ -233,10 +259,11 @@ func containerPath(i int32) string {
 	return pathContainers + "/" + strconv.Itoa(int(i))
 }
 
-func stringList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
+// stringList is a string array value: written as a JSON array (never
+// null), without copying the strings into []any.
+func stringList(ss []string) []string {
+	if ss == nil {
+		return []string{}
 	}
-	return out
+	return ss
 }

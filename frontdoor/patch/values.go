@@ -185,10 +185,6 @@ func putString(m map[string]any, key, value string) {
 	}
 }
 
-func stringMap(in map[string]string) map[string]any {
-	out := make(map[string]any, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
-}
+// stringMap is a string-to-string object value, written with its members
+// in ascending order, as it is.
+func stringMap(in map[string]string) map[string]string { return in }

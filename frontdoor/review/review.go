@@ -139,7 +139,11 @@ func describe(apiVersion, kind string) string {
 // Encode writes the answer envelope for resp: compact, member names sorted,
 // HTML escaping off, no trailing newline.
 func Encode(resp *Response) []byte {
-	return marshal(Review{APIVersion: APIVersion, Kind: Kind, Response: resp})
+	size := 256
+	if resp != nil {
+		size += len(resp.Patch)
+	}
+	return appendResponse(make([]byte, 0, size), resp)
 }
 
 // Marshal writes any value the way every answer is written: compact, HTML
@@ -152,16 +156,6 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func marshal(v any) []byte {
-	b, err := Marshal(v)
-	if err != nil {
-		// Only strings, bools, ints, maps of strings and slices of strings
-		// are encoded here; none of them can fail.
-		panic(fmt.Sprintf("review: encode answer: %v", err))
-	}
-	return b
 }
 
 // DecodeAnswer reads an answer envelope (the front door's output) back; for

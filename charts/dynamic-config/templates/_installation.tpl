@@ -111,4 +111,8 @@ The decider and the check-installation hook get exactly these.
   value: {{ .Values.webhook.allowTlsSkipVerify | ternary "true" "false" | quote }}
 - name: DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS
   value: {{ or .Values.webhook.allowEvents .Values.agent.events.enabled | ternary "true" "false" | quote }}
+{{- if .Values.webhook.classes.enabled }}
+- name: DYNAMIC_CONFIG_WEBHOOK_CLASSES
+  value: "true"
+{{- end }}
 {{- end -}}

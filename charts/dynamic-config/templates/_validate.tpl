@@ -10,9 +10,6 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- $problems := list -}}
 {{- $v := .Values -}}
 
-{{- if $v.webhook.classes.enabled -}}
-{{- $problems = append $problems "webhook.classes.enabled: classes are not available in this version" -}}
-{{- end -}}
 {{- if $v.webhook.selfRotate.enabled -}}
 {{- $problems = append $problems "webhook.selfRotate.enabled: selfRotate is not available in this version; use the self-signed default or webhook.certManager" -}}
 {{- end -}}

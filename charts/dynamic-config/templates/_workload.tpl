@@ -14,6 +14,7 @@ Call with a dict:
   serviceAccount          ServiceAccount suffix (default: the component)
   containerName           container name (default: the component)
   labelComponent          app.kubernetes.io/component (default: the component)
+  automountToken          bool: mount the ServiceAccount token (the decider watching classes)
 */}}
 {{- define "dynamic-config.podTemplate" -}}
 {{- $root := .root -}}
@@ -39,7 +40,7 @@ metadata:
   {{- end }}
 spec:
   serviceAccountName: {{ include "dynamic-config.fullname" $root }}-{{ .serviceAccount | default $component }}
-  automountServiceAccountToken: false
+  automountServiceAccountToken: {{ .automountToken | default false }}
   enableServiceLinks: false
   {{- with .restartPolicy }}
   restartPolicy: {{ . }}

@@ -31,6 +31,9 @@ type DecisionRequest struct {
 	// pod carries the facts of the object; for workloads, the pod template's facts plus the
 	// workload's identity.
 	Pod *PodFacts `protobuf:"bytes,2,opt,name=pod,proto3" json:"pod,omitempty"`
+	// view says which fields of the decision are sent back; unset means DECISION_VIEW_FULL. The
+	// front door asks for DECISION_VIEW_PLAN.
+	View DecisionView `protobuf:"varint,3,opt,name=view,proto3,enum=dynamicconfig.decider.v1.DecisionView" json:"view,omitempty"`
 	// cluster names the cluster the object is admitted in, as the calling front door is configured
 	// (--cluster-name); empty means the decider's own cluster. With a callers file the decider
 	// answers only when the authenticated caller may speak for this cluster.
@@ -81,6 +84,13 @@ func (x *DecisionRequest) GetPod() *PodFacts {
 		return x.Pod
 	}
 	return nil
+}
+
+func (x *DecisionRequest) GetView() DecisionView {
+	if x != nil {
+		return x.View
+	}
+	return DecisionView_DECISION_VIEW_UNSPECIFIED
 }
 
 func (x *DecisionRequest) GetCluster() string {
@@ -200,9 +210,15 @@ type GetInstallationResponse struct {
 	Stores []string `protobuf:"bytes,11,rep,name=stores,proto3" json:"stores,omitempty"`
 	// warnings lists the advisory warnings about the installation in force, without the
 	// "warning: " prefix.
-	Warnings      []string `protobuf:"bytes,12,rep,name=warnings,proto3" json:"warnings,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Warnings []string `protobuf:"bytes,12,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// classes lists the classes the decider holds, sorted by kind, namespace and name; empty when
+	// classes are off or not synced yet.
+	Classes []*ClassInfo `protobuf:"bytes,13,rep,name=classes,proto3" json:"classes,omitempty"`
+	// classes_revision is the sha256:<hex> of the class set in force; empty when classes are off or
+	// not synced yet.
+	ClassesRevision string `protobuf:"bytes,14,opt,name=classes_revision,json=classesRevision,proto3" json:"classes_revision,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GetInstallationResponse) Reset() {
@@ -319,18 +335,33 @@ func (x *GetInstallationResponse) GetWarnings() []string {
 	return nil
 }
 
+func (x *GetInstallationResponse) GetClasses() []*ClassInfo {
+	if x != nil {
+		return x.Classes
+	}
+	return nil
+}
+
+func (x *GetInstallationResponse) GetClassesRevision() string {
+	if x != nil {
+		return x.ClassesRevision
+	}
+	return ""
+}
+
 var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a'dynamicconfig/decider/v1/decision.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
-	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12\x18\n" +
+	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
+	"\x04view\x18\x03 \x01(\x0e2&.dynamicconfig.decider.v1.DecisionViewR\x04view\x12\x18\n" +
 	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
-	"\x16GetInstallationRequest\"\xf5\x04\n" +
+	"\x16GetInstallationRequest\"\xdf\x05\n" +
 	"\x17GetInstallationResponse\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x127\n" +
 	"\tloaded_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bloadedAt\x12#\n" +
@@ -346,7 +377,9 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\x14built_in_agent_image\x18\n" +
 	" \x01(\tR\x11builtInAgentImage\x12\x16\n" +
 	"\x06stores\x18\v \x03(\tR\x06stores\x12\x1a\n" +
-	"\bwarnings\x18\f \x03(\tR\bwarnings2\xf3\x01\n" +
+	"\bwarnings\x18\f \x03(\tR\bwarnings\x12=\n" +
+	"\aclasses\x18\r \x03(\v2#.dynamicconfig.decider.v1.ClassInfoR\aclasses\x12)\n" +
+	"\x10classes_revision\x18\x0e \x01(\tR\x0fclassesRevision2\xf3\x01\n" +
 	"\x0eDeciderService\x12d\n" +
 	"\x06Decide\x12).dynamicconfig.decider.v1.DecisionRequest\x1a*.dynamicconfig.decider.v1.DecisionResponse\"\x03\x90\x02\x01\x12{\n" +
 	"\x0fGetInstallation\x120.dynamicconfig.decider.v1.GetInstallationRequest\x1a1.dynamicconfig.decider.v1.GetInstallationResponse\"\x03\x90\x02\x01B\x90\x02\n" +
@@ -372,33 +405,37 @@ var file_dynamicconfig_decider_v1_decider_service_proto_goTypes = []any{
 	(*GetInstallationResponse)(nil), // 3: dynamicconfig.decider.v1.GetInstallationResponse
 	(Purpose)(0),                    // 4: dynamicconfig.decider.v1.Purpose
 	(*PodFacts)(nil),                // 5: dynamicconfig.decider.v1.PodFacts
-	(*Decision)(nil),                // 6: dynamicconfig.decider.v1.Decision
-	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
-	(*Setting)(nil),                 // 8: dynamicconfig.decider.v1.Setting
-	(*StoreDefaults)(nil),           // 9: dynamicconfig.decider.v1.StoreDefaults
-	(*Gate)(nil),                    // 10: dynamicconfig.decider.v1.Gate
-	(*EnvPolicy)(nil),               // 11: dynamicconfig.decider.v1.EnvPolicy
-	(*ReloadStatus)(nil),            // 12: dynamicconfig.decider.v1.ReloadStatus
+	(DecisionView)(0),               // 6: dynamicconfig.decider.v1.DecisionView
+	(*Decision)(nil),                // 7: dynamicconfig.decider.v1.Decision
+	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
+	(*Setting)(nil),                 // 9: dynamicconfig.decider.v1.Setting
+	(*StoreDefaults)(nil),           // 10: dynamicconfig.decider.v1.StoreDefaults
+	(*Gate)(nil),                    // 11: dynamicconfig.decider.v1.Gate
+	(*EnvPolicy)(nil),               // 12: dynamicconfig.decider.v1.EnvPolicy
+	(*ReloadStatus)(nil),            // 13: dynamicconfig.decider.v1.ReloadStatus
+	(*ClassInfo)(nil),               // 14: dynamicconfig.decider.v1.ClassInfo
 }
 var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	4,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
 	5,  // 1: dynamicconfig.decider.v1.DecisionRequest.pod:type_name -> dynamicconfig.decider.v1.PodFacts
-	6,  // 2: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
-	7,  // 3: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
-	8,  // 4: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
-	9,  // 5: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
-	10, // 6: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
-	11, // 7: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
-	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
-	0,  // 9: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
-	2,  // 10: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
-	1,  // 11: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
-	3,  // 12: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
-	11, // [11:13] is the sub-list for method output_type
-	9,  // [9:11] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 2: dynamicconfig.decider.v1.DecisionRequest.view:type_name -> dynamicconfig.decider.v1.DecisionView
+	7,  // 3: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
+	8,  // 4: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
+	9,  // 5: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
+	10, // 6: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
+	11, // 7: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
+	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
+	13, // 9: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
+	14, // 10: dynamicconfig.decider.v1.GetInstallationResponse.classes:type_name -> dynamicconfig.decider.v1.ClassInfo
+	0,  // 11: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
+	2,  // 12: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
+	1,  // 13: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
+	3,  // 14: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
+	13, // [13:15] is the sub-list for method output_type
+	11, // [11:13] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_decider_service_proto_init() }
@@ -406,7 +443,9 @@ func file_dynamicconfig_decider_v1_decider_service_proto_init() {
 	if File_dynamicconfig_decider_v1_decider_service_proto != nil {
 		return
 	}
+	file_dynamicconfig_decider_v1_classes_proto_init()
 	file_dynamicconfig_decider_v1_decision_proto_init()
+	file_dynamicconfig_decider_v1_decision_view_proto_init()
 	file_dynamicconfig_decider_v1_installation_proto_init()
 	file_dynamicconfig_decider_v1_pod_facts_proto_init()
 	type x struct{}

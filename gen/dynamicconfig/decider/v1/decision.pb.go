@@ -234,6 +234,9 @@ const (
 	Tier_TIER_POD_SPEC Tier = 5
 	// TIER_NONE means nothing answered.
 	Tier_TIER_NONE Tier = 6
+	// TIER_CLASS is a DynamicConfigClass or ClusterDynamicConfigClass the pod named with
+	// dynamic-config.rs/class (between the annotation and the store default).
+	Tier_TIER_CLASS Tier = 7
 )
 
 // Enum value maps for Tier.
@@ -246,6 +249,7 @@ var (
 		4: "TIER_BUILT_IN",
 		5: "TIER_POD_SPEC",
 		6: "TIER_NONE",
+		7: "TIER_CLASS",
 	}
 	Tier_value = map[string]int32{
 		"TIER_UNSPECIFIED":   0,
@@ -255,6 +259,7 @@ var (
 		"TIER_BUILT_IN":      4,
 		"TIER_POD_SPEC":      5,
 		"TIER_NONE":          6,
+		"TIER_CLASS":         7,
 	}
 )
 
@@ -375,6 +380,9 @@ type Decision struct {
 	// env_policy_results holds one result per environment-variable policy rule, on the validating
 	// path.
 	EnvPolicyResults []*EnvPolicyRuleResult `protobuf:"bytes,11,rep,name=env_policy_results,json=envPolicyResults,proto3" json:"env_policy_results,omitempty"`
+	// classes_revision is the sha256:<hex> of the class set the decision consulted; empty when the
+	// decision did not consult classes (no class annotation, status injected, or classes off).
+	ClassesRevision string `protobuf:"bytes,12,opt,name=classes_revision,json=classesRevision,proto3" json:"classes_revision,omitempty"`
 	// cluster is the cluster the decision was made for: the request's cluster, else the decider's
 	// own cluster name; empty when neither is known.
 	Cluster string `protobuf:"bytes,13,opt,name=cluster,proto3" json:"cluster,omitempty"`
@@ -490,6 +498,13 @@ func (x *Decision) GetEnvPolicyResults() []*EnvPolicyRuleResult {
 		return x.EnvPolicyResults
 	}
 	return nil
+}
+
+func (x *Decision) GetClassesRevision() string {
+	if x != nil {
+		return x.ClassesRevision
+	}
+	return ""
 }
 
 func (x *Decision) GetCluster() string {
@@ -770,7 +785,10 @@ type ResolvedValue struct {
 	// store is the store whose group answered when the tier is TIER_STORE_DEFAULT.
 	Store string `protobuf:"bytes,10,opt,name=store,proto3" json:"store,omitempty"`
 	// note is free text about the resolution.
-	Note          string `protobuf:"bytes,11,opt,name=note,proto3" json:"note,omitempty"`
+	Note string `protobuf:"bytes,11,opt,name=note,proto3" json:"note,omitempty"`
+	// class names the class that filled the value when the tier is TIER_CLASS, e.g.
+	// "DynamicConfigClass billing/team-vault" or "ClusterDynamicConfigClass infra-consul".
+	Class         string `protobuf:"bytes,12,opt,name=class,proto3" json:"class,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -878,6 +896,13 @@ func (x *ResolvedValue) GetStore() string {
 func (x *ResolvedValue) GetNote() string {
 	if x != nil {
 		return x.Note
+	}
+	return ""
+}
+
+func (x *ResolvedValue) GetClass() string {
+	if x != nil {
+		return x.Class
 	}
 	return ""
 }
@@ -1086,7 +1111,7 @@ var File_dynamicconfig_decider_v1_decision_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"'dynamicconfig/decider/v1/decision.proto\x12\x18dynamicconfig.decider.v1\x1a#dynamicconfig/decider/v1/plan.proto\"\xd1\x06\n" +
+	"'dynamicconfig/decider/v1/decision.proto\x12\x18dynamicconfig.decider.v1\x1a#dynamicconfig/decider/v1/plan.proto\"\xfc\x06\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12;\n" +
@@ -1101,7 +1126,8 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\x15installation_revision\x18\t \x01(\tR\x14installationRevision\x12:\n" +
 	"\x05gates\x18\n" +
 	" \x03(\v2$.dynamicconfig.decider.v1.GateRulingR\x05gates\x12[\n" +
-	"\x12env_policy_results\x18\v \x03(\v2-.dynamicconfig.decider.v1.EnvPolicyRuleResultR\x10envPolicyResults\x12\x18\n" +
+	"\x12env_policy_results\x18\v \x03(\v2-.dynamicconfig.decider.v1.EnvPolicyRuleResultR\x10envPolicyResults\x12)\n" +
+	"\x10classes_revision\x18\f \x01(\tR\x0fclassesRevision\x12\x18\n" +
 	"\acluster\x18\r \x01(\tR\acluster\x12\x16\n" +
 	"\x06caller\x18\x0e \x01(\tR\x06caller\x1aC\n" +
 	"\x15AuditAnnotationsEntry\x12\x10\n" +
@@ -1124,7 +1150,7 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12?\n" +
 	"\x06values\x18\x03 \x03(\v2'.dynamicconfig.decider.v1.ResolvedValueR\x06values\x12)\n" +
 	"\x10agent_containers\x18\x04 \x03(\tR\x0fagentContainers\x12\x1c\n" +
-	"\tvalidated\x18\x05 \x01(\bR\tvalidated\"\xf6\x02\n" +
+	"\tvalidated\x18\x05 \x01(\bR\tvalidated\"\x8c\x03\n" +
 	"\rResolvedValue\x12\x12\n" +
 	"\x04knob\x18\x01 \x01(\tR\x04knob\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x10\n" +
@@ -1137,7 +1163,8 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\rdocument_path\x18\t \x01(\tR\fdocumentPath\x12\x14\n" +
 	"\x05store\x18\n" +
 	" \x01(\tR\x05store\x12\x12\n" +
-	"\x04note\x18\v \x01(\tR\x04note\"\xa2\x01\n" +
+	"\x04note\x18\v \x01(\tR\x04note\x12\x14\n" +
+	"\x05class\x18\f \x01(\tR\x05class\"\xa2\x01\n" +
 	"\n" +
 	"GateRuling\x12\x12\n" +
 	"\x04gate\x18\x01 \x01(\tR\x04gate\x12\x18\n" +
@@ -1176,7 +1203,7 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\x15REFUSAL_REASON_PINNED\x10\x02\x12\x19\n" +
 	"\x15REFUSAL_REASON_POLICY\x10\x03\x12\x1b\n" +
 	"\x17REFUSAL_REASON_CONFLICT\x10\x04\x12\x1d\n" +
-	"\x19REFUSAL_REASON_ENV_POLICY\x10\x05*\x96\x01\n" +
+	"\x19REFUSAL_REASON_ENV_POLICY\x10\x05*\xa6\x01\n" +
 	"\x04Tier\x12\x14\n" +
 	"\x10TIER_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTIER_ANNOTATION\x10\x01\x12\x16\n" +
@@ -1184,7 +1211,9 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\x12TIER_FLEET_DEFAULT\x10\x03\x12\x11\n" +
 	"\rTIER_BUILT_IN\x10\x04\x12\x11\n" +
 	"\rTIER_POD_SPEC\x10\x05\x12\r\n" +
-	"\tTIER_NONE\x10\x06*\xa5\x01\n" +
+	"\tTIER_NONE\x10\x06\x12\x0e\n" +
+	"\n" +
+	"TIER_CLASS\x10\a*\xa5\x01\n" +
 	"\fOverrideRule\x12\x1d\n" +
 	"\x19OVERRIDE_RULE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OVERRIDE_RULE_MARKER\x10\x01\x12\x1c\n" +

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// maxSamples bounds the latencies one worker keeps in a cell.
+const maxSamples = 1 << 20
+
+// cell is one measurement: one target at one concurrency.
+type cell struct {
+	target      string
+	concurrency int
+	n           int // requests started and finished inside the window
+	errors      int
+	firstError  string
+	window      time.Duration
+	latencies   []time.Duration // sorted
+	cpu         float64         // CPU seconds of the target's processes in the window
+}
+
+func (c *cell) rate() float64 { return float64(c.n) / c.window.Seconds() }
+
+func (c *cell) quantile(q float64) time.Duration {
+	if len(c.latencies) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(c.latencies)-1))
+	return c.latencies[i]
+}
+
+// cpuPerOp is CPU microseconds per admission.
+func (c *cell) cpuPerOp() float64 {
+	if c.n == 0 {
+		return 0
+	}
+	return c.cpu / float64(c.n) * 1e6
+}
+
+// call is one request of a closed loop: it returns a problem ("" = fine).
+type call func(ctx context.Context, worker, i int) string
+
+// closedLoop runs c workers, each sending its next request as soon as the
+// previous answer is read, for warmup and then window; it keeps the requests
+// that started inside the window. cpu reads the target's CPU seconds.
+func closedLoop(ctx context.Context, target string, c int, warmup, window time.Duration, do call, cpu func() float64) *cell {
+	var (
+		measuring atomic.Bool
+		stop      atomic.Bool
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		all       []time.Duration
+		errs      int
+		firstErr  string
+		next      atomic.Int64
+	)
+	for w := range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			var werrs int
+			var wfirst string
+			for !stop.Load() && ctx.Err() == nil {
+				i := int(next.Add(1))
+				in := measuring.Load()
+				t0 := time.Now()
+				problem := do(ctx, w, i)
+				d := time.Since(t0)
+				if !in || stop.Load() {
+					continue // outside the window (a request that ends after it is dropped)
+				}
+				if problem != "" {
+					werrs++
+					if wfirst == "" {
+						wfirst = problem
+					}
+					continue
+				}
+				if len(lat) < maxSamples {
+					lat = append(lat, d)
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			errs += werrs
+			if firstErr == "" {
+				firstErr = wfirst
+			}
+			mu.Unlock()
+		}()
+	}
+	sleep(ctx, warmup)
+	cpu0 := cpu()
+	start := time.Now()
+	measuring.Store(true)
+	sleep(ctx, window)
+	stop.Store(true)
+	elapsed := time.Since(start)
+	cpu1 := cpu()
+	wg.Wait()
+	slices.Sort(all)
+	return &cell{target: target, concurrency: c, n: len(all), errors: errs, firstError: firstErr,
+		window: elapsed, latencies: all, cpu: cpu1 - cpu0}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// httpsCaller posts the corpus round robin to url/mutate, one keep-alive
+// HTTP/1.1 connection per worker, and checks every answer. done closes the
+// connections.
+func httpsCaller(url string, tlsConfig *tls.Config, reqs []request, workers int) (do call, done func()) {
+	clients := make([]*http.Client, workers)
+	bufs := make([]*bytes.Buffer, workers)
+	for i := range clients {
+		clients[i] = &http.Client{
+			Timeout: 10 * time.Second,
+			Transport: &http.Transport{
+				TLSClientConfig:     tlsConfig.Clone(),
+				MaxIdleConnsPerHost: 1,
+				IdleConnTimeout:     time.Minute,
+				DisableCompression:  true,
+			},
+		}
+		bufs[i] = new(bytes.Buffer)
+	}
+	done = func() {
+		for _, c := range clients {
+			c.CloseIdleConnections()
+		}
+	}
+	return func(ctx context.Context, worker, i int) string {
+		r := &reqs[i%len(reqs)]
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mutate", bytes.NewReader(r.body))
+		if err != nil {
+			return err.Error()
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := clients[worker].Do(req)
+		if err != nil {
+			return err.Error()
+		}
+		buf := bufs[worker]
+		buf.Reset()
+		_, err = buf.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err.Error()
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes())
+		}
+		return r.check(buf.Bytes())
+	}, done
+}
+
+// grpcCaller calls the health service's Check over one connection, as the
+// front door shares one connection to the decider.
+func grpcCaller(addr string) (call, io.Closer, error) {
+	// The front door's transport settings (frontdoor/client).
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(1<<20), grpc.WithInitialConnWindowSize(1<<20))
+	if err != nil {
+		return nil, nil, err
+	}
+	hc := healthpb.NewHealthClient(conn)
+	req := &healthpb.HealthCheckRequest{}
+	return func(ctx context.Context, _, _ int) string {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		resp, err := hc.Check(ctx, req)
+		if err != nil {
+			return err.Error()
+		}
+		if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			return "health status " + resp.GetStatus().String()
+		}
+		return ""
+	}, conn, nil
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// startTimeout bounds how long a child may take to say where it listens.
+const startTimeout = 20 * time.Second
+
+// child is one server process of a target.
+type child struct {
+	name string
+	cmd  *exec.Cmd
+	tail *tailBuffer
+	// addrs are the addresses the child announced, by what ("listen",
+	// "metrics").
+	addrs  map[string]string
+	exited chan struct{}
+}
+
+// tailBuffer keeps the last bytes a child wrote (for error reports) and
+// drops the rest: the children log a line per admission at info.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 8 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// announce finds a listening address in one output line: the floors'
+// "listening ADDR", the dynamic-config JSON log lines "decider listening",
+// "frontdoor listening", "metrics listening" and serve's "serving".
+type announce func(line string) (what, addr string)
+
+// startChild starts path with args and waits until every address in want
+// was announced.
+func startChild(name, path string, args []string, want []string, parse announce) (*child, error) {
+	cmd := exec.Command(path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the tool
+	cmd.Env = childEnv()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	c := &child{name: name, cmd: cmd, tail: &tailBuffer{}, addrs: map[string]string{}, exited: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	found := make(chan struct{})
+	var mu sync.Mutex
+	go func() {
+		r := bufio.NewReader(out)
+		pending := len(want)
+		for pending > 0 {
+			line, err := r.ReadString('\n')
+			c.tail.Write([]byte(line))
+			if what, addr := parse(line); what != "" {
+				mu.Lock()
+				if _, seen := c.addrs[what]; !seen {
+					c.addrs[what] = addr
+					for _, w := range want {
+						if w == what {
+							pending--
+						}
+					}
+				}
+				mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+		close(found)
+		io.Copy(c.tail, r)
+	}()
+	go func() {
+		cmd.Wait()
+		close(c.exited)
+	}()
+	select {
+	case <-found:
+		return c, nil
+	case <-c.exited:
+		return nil, fmt.Errorf("%s exited before it listened: %s", name, c.tail.String())
+	case <-time.After(startTimeout):
+		c.stop()
+		return nil, fmt.Errorf("%s did not listen within %s: %s", name, startTimeout, c.tail.String())
+	}
+}
+
+// childEnv is the tool's environment without DYNAMIC_CONFIG_* variables, so
+// that every target runs with its flags alone.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DYNAMIC_CONFIG_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// stop sends SIGTERM and kills the child when it has not exited in 5s.
+func (c *child) stop() {
+	if c == nil || c.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-c.exited:
+		return
+	default:
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+// alive reports an error when the child has exited.
+func (c *child) alive() error {
+	select {
+	case <-c.exited:
+		return fmt.Errorf("%s exited: %s", c.name, c.tail.String())
+	default:
+		return nil
+	}
+}
+
+// floorAnnounce reads a floor child's "listening ADDR".
+func floorAnnounce(line string) (string, string) {
+	if addr, ok := strings.CutPrefix(strings.TrimSpace(line), listeningPrefix); ok {
+		return "listen", addr
+	}
+	return "", ""
+}
+
+// jsonAnnounce reads the dynamic-config JSON log lines that name a listener.
+func jsonAnnounce(line string) (string, string) {
+	var l struct {
+		Msg       string `json:"msg"`
+		Addr      string `json:"addr"`
+		Frontdoor string `json:"frontdoor"`
+		Decider   string `json:"decider"`
+	}
+	if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &l) != nil {
+		return "", ""
+	}
+	switch l.Msg {
+	case "decider listening":
+		return "decider", l.Addr
+	case "frontdoor listening":
+		return "listen", l.Addr
+	case "metrics listening":
+		return "metrics", l.Addr
+	case "serving":
+		return "listen", strings.TrimPrefix(l.Frontdoor, "https://")
+	}
+	return "", ""
+}
+
+// cpuSeconds is the user+system CPU time a process has used, from
+// /proc/PID/stat (fields 14 and 15, in clock ticks).
+func cpuSeconds(pid int) (float64, error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	end := bytes.LastIndexByte(raw, ')')
+	if end < 0 {
+		return 0, errors.New("unexpected /proc stat format")
+	}
+	fields := strings.Fields(string(raw[end+1:]))
+	// fields[0] is field 3 (state); utime is field 14, stime field 15.
+	if len(fields) < 13 {
+		return 0, errors.New("unexpected /proc stat format")
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("unexpected /proc stat format")
+	}
+	return (utime + stime) / clockTicks, nil
+}
+
+// clockTicks is USER_HZ, 100 on every Linux architecture Go supports.
+const clockTicks = 100

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// report prints one table row per cell with every figure and its ratio to
+// the floor at the same concurrency, then the errors. It returns the number
+// of errors.
+func report(w io.Writer, cells []*cell) int {
+	floors := map[int]*cell{}
+	for _, c := range cells {
+		if c.target == targetFloor {
+			floors[c.concurrency] = c
+		}
+	}
+	fmt.Fprintln(w, "| target | c | req/s | p50 | p90 | p99 | max | errors | CPU µs/adm | req/s ×floor | p50 ×floor | p90 ×floor | p99 ×floor | max ×floor | CPU ×floor |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	errors := 0
+	for _, c := range cells {
+		errors += c.errors
+		f := floors[c.concurrency]
+		ratios := "| | | | | | "
+		if f != nil && c.target != targetGRPCFloor {
+			ratios = fmt.Sprintf("| %.2f | %.2f | %.2f | %.2f | %.2f | %.2f ",
+				ratio(c.rate(), f.rate()),
+				ratio(seconds(c.quantile(0.5)), seconds(f.quantile(0.5))),
+				ratio(seconds(c.quantile(0.9)), seconds(f.quantile(0.9))),
+				ratio(seconds(c.quantile(0.99)), seconds(f.quantile(0.99))),
+				ratio(seconds(c.quantile(1)), seconds(f.quantile(1))),
+				ratio(c.cpuPerOp(), f.cpuPerOp()))
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %s | %s | %s | %s | %d | %.0f %s|\n",
+			c.target, c.concurrency, c.rate(),
+			short(c.quantile(0.5)), short(c.quantile(0.9)), short(c.quantile(0.99)), short(c.quantile(1)),
+			c.errors, c.cpuPerOp(), ratios)
+	}
+	for _, c := range cells {
+		if c.errors > 0 {
+			fmt.Fprintf(w, "\nerrors: %s c=%d: %d, the first: %s\n", c.target, c.concurrency, c.errors, c.firstError)
+		}
+	}
+	return errors
+}
+
+// checkTargets prints issue 11's targets for the two-process shape against
+// the floor and says whether any is missed.
+func checkTargets(w io.Writer, cells []*cell) (missed bool) {
+	find := func(target string, c int) *cell {
+		for _, x := range cells {
+			if x.target == target && x.concurrency == c {
+				return x
+			}
+		}
+		return nil
+	}
+	fmt.Fprintln(w, "\ntargets (two-process against the floor of this run):")
+	check := func(name string, ok bool, got string) {
+		verdict := "met"
+		if !ok {
+			verdict, missed = "MISSED", true
+		}
+		fmt.Fprintf(w, "  %-34s %-7s %s\n", name, verdict, got)
+	}
+	if two, f := find(targetTwoProcess, 8), find(targetFloor, 8); two != nil && f != nil {
+		r := ratio(two.rate(), f.rate())
+		check("c=8 throughput ≥ 0.5× floor", r >= 0.5, fmt.Sprintf("%.2f×", r))
+		r = ratio(seconds(two.quantile(0.99)), seconds(f.quantile(0.99)))
+		check("c=8 p99 ≤ 2× floor", r <= 2, fmt.Sprintf("%.2f×", r))
+	}
+	if two, f := find(targetTwoProcess, 1), find(targetFloor, 1); two != nil && f != nil {
+		r := ratio(seconds(two.quantile(0.5)), seconds(f.quantile(0.5)))
+		check("c=1 p50 ≤ 2× floor", r <= 2, fmt.Sprintf("%.2f×", r))
+	}
+	errors := 0
+	for _, c := range cells {
+		errors += c.errors
+	}
+	check("zero errors (every target)", errors == 0, fmt.Sprintf("%d", errors))
+	return missed
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// short prints a latency in µs below 1 ms, in ms above.
+func short(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	}
+	return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
+}

@@ -1,0 +1,112 @@
+package classes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// FileError is an invalid --classes-file: every problem, one a line, each
+// "FILE: document N (Kind ns/name): …" (spec 08 §2).
+type FileError struct {
+	Problems []string
+}
+
+func (e *FileError) Error() string { return strings.Join(e.Problems, "\n") }
+
+// LoadFile reads a YAML (---) or JSON stream of class objects (a v1 List's
+// items count as documents of their own, numbered N.M). Empty documents are
+// skipped. A missing file, an unreadable document or any invalid object is
+// an error: a *FileError listing every problem, or the read error.
+func LoadFile(path string) (*Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("classes file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse is LoadFile on data read from name.
+func Parse(name string, data []byte) (*Set, error) {
+	var list []Class
+	var problems []string
+	seen := map[string]string{}
+	add := func(where string, obj map[string]any) {
+		c, ps := FromObject(obj)
+		label := objectLabel(obj)
+		for _, p := range ps {
+			problems = append(problems, fmt.Sprintf("%s: %s (%s): %s", name, where, label, p))
+		}
+		if len(ps) > 0 {
+			return
+		}
+		id := c.Kind + " " + c.ShortRef()
+		if first, dup := seen[id]; dup {
+			problems = append(problems, fmt.Sprintf("%s: %s (%s): the same class as %s", name, where, label, first))
+			return
+		}
+		seen[id] = where
+		list = append(list, c)
+	}
+	dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			problems = append(problems, fmt.Sprintf("%s: document %d: %v", name, n, err))
+			break
+		}
+		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			n--
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: document %d: not an object", name, n))
+			continue
+		}
+		if kind, _ := obj["kind"].(string); kind == "List" || strings.HasSuffix(kind, "List") && obj["items"] != nil {
+			items, _ := obj["items"].([]any)
+			for m, it := range items {
+				o, ok := it.(map[string]any)
+				if !ok {
+					problems = append(problems, fmt.Sprintf("%s: document %d.%d: not an object", name, n, m+1))
+					continue
+				}
+				add(fmt.Sprintf("document %d.%d", n, m+1), o)
+			}
+			continue
+		}
+		add(fmt.Sprintf("document %d", n), obj)
+	}
+	if len(problems) > 0 {
+		return nil, &FileError{Problems: problems}
+	}
+	return NewSet(list), nil
+}
+
+// objectLabel is "Kind ns/name" as far as the object says.
+func objectLabel(obj map[string]any) string {
+	kind, _ := obj["kind"].(string)
+	if kind == "" {
+		kind = "no kind"
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	switch {
+	case name == "":
+		name = "unnamed"
+	case ns != "":
+		name = ns + "/" + name
+	}
+	return kind + " " + name
+}
