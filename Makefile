@@ -13,7 +13,7 @@ GO        ?= go
 BIN       := $(CURDIR)/bin
 TOOLS_MOD := tools/go.mod
 TOOLS_DEP := tools/go.mod tools/go.sum
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION   ?= $(shell scripts/version.sh)
 LDFLAGS   := -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
 

@@ -575,8 +575,8 @@ func TestInjectCommand(t *testing.T) {
 			stdoutFull: "[]\n", stderr: "-: nothing to inject (no dynamic-config.rs/ annotation)\n",
 		},
 		{
-			name: "a Deployment is a usage error", args: []string{"-f", deployment}, code: exitUsage, noStdout: true,
-			stderr: "inject takes Pods; " + deployment + " document 1 is a Deployment\n",
+			name: "a Deployment without a pod template is a usage error", args: []string{"-f", deployment}, code: exitUsage, noStdout: true,
+			stderr: "inject: " + deployment + " document 1: Deployment/d has no pod template (spec.template): no spec\n",
 		},
 		{
 			name: "an unknown output format is a usage error", args: []string{"-f", canon, "-o", "xml"}, code: exitUsage, noStdout: true,
