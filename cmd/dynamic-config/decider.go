@@ -20,6 +20,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -68,7 +69,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.callers, "callers", "DYNAMIC_CONFIG_DECIDER_CALLERS_FILE", "", "when set: the callers file — every DeciderService call must present a listed credential and may name only its caller's clusters (re-read on change; excludes --auth-token-file)")
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", "", "the decider's own cluster: the cluster of a request that names none (required with --callers)")
 	fs.boolVar(&d.reflection, "reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", true, "gRPC server reflection")
-	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
+	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", loader.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRequest, "max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", msgbudget.DefaultMaxRequestBytes, "the front door's AdmissionReview body limit (set both alike); the gRPC message limits are twice it")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", 0, "removed: use --max-request-bytes")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
@@ -97,33 +98,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !allPositive(stderr, "decider",
-		durationFlag("reload-interval", f.reloadInterval),
-		durationFlag("shutdown-grace", f.shutdownGrace),
-		durationFlag("max-connection-age", f.maxConnAge),
-		durationFlag("max-connection-age-grace", f.maxConnAgeWait)) {
-		return exitUsage
-	}
-	if f.drainDelay < 0 {
-		fmt.Fprintf(stderr, "decider: --drain-delay is %s: 0 or more\n", f.drainDelay)
-		return exitUsage
-	}
-	if f.pprof && f.metricsAddr == "" {
-		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
-		return exitUsage
-	}
-	if fs.isSet("max-recv-bytes") {
-		fmt.Fprintln(stderr, "decider: --max-recv-bytes is replaced by --max-request-bytes: set it to the front door's "+
-			"--max-request-bytes; the gRPC message limits of both ends are twice it")
-		return exitUsage
-	}
-	if err := msgbudget.Check(f.maxRequest); err != nil {
-		fmt.Fprintln(stderr, "decider: "+err.Error())
-		return exitUsage
-	}
-
-	if err := checkCallerFlags(f); err != nil {
-		fmt.Fprintln(stderr, "decider: "+err.Error())
+	if !f.valid(fs, stderr) {
 		return exitUsage
 	}
 
@@ -137,7 +112,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	// The default path may be missing (the empty document; Watch picks the
 	// file up when it appears); a path named by flag or variable must exist.
-	opts := installation.Options{
+	opts := loader.Options{
 		DocumentPath:     f.installation,
 		DocumentExplicit: fs.isSet("installation"),
 		Environ:          os.Environ(),
@@ -184,23 +159,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
-	select {
-	case <-ctx.Done():
-	case <-d.done:
-		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
-		return exitRefused
-	case err := <-metricsErr:
-		logger.Error("metrics listener stopped", "error", err.Error())
-		d.shutdown(f.shutdownGrace)
-		return exitRefused
-	}
-	logger.Info("shutting down", "drain_delay", f.drainDelay.String(), "grace", f.shutdownGrace.String())
-	d.shutdown(f.shutdownGrace)
-	stopOps()
-	if metricsErr != nil {
-		<-metricsErr
-	}
-	return exitOK
+	return waitDecider(ctx, logger, d, f.shutdownGrace, stopOps, metricsErr)
 }
 
 // deciderTLS builds the server TLS configuration from the flags (nil =
@@ -245,7 +204,7 @@ func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger) (*tls.
 type deciderSetup struct {
 	logger         *slog.Logger
 	registry       prometheus.Registerer
-	installation   installation.Options
+	installation   loader.Options
 	reloadInterval time.Duration
 	addr           string
 	classes        classesSetup
@@ -256,7 +215,7 @@ type deciderSetup struct {
 
 // runningDecider is a decider that loaded its installation and listens.
 type runningDecider struct {
-	store   *installation.Store
+	store   *loader.Store
 	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
@@ -269,14 +228,14 @@ type runningDecider struct {
 // *installation.Problems, printed as the report), listens on setup.addr,
 // serves gRPC and watches the installation until ctx ends.
 func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, error) {
-	inst, err := installation.Load(setup.installation)
+	inst, err := loader.Load(setup.installation)
 	if err != nil {
 		return nil, err
 	}
 	setup.logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
 
 	m := metrics.NewDecider(setup.registry)
-	store := installation.NewStore(inst)
+	store := loader.NewStore(inst)
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
 	if cfg.MaxMessageBytes <= 0 {
@@ -313,7 +272,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
-	go installation.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
+	go loader.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
 	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
@@ -366,7 +325,7 @@ func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, logger *sl
 		if err := srv.Shutdown(drain); err != nil {
 			srv.Close()
 		}
-		<-served
+		<-served //nolint:errcheck // waiting for Serve to return after Shutdown; its error is the shutdown's
 		out <- nil
 	}()
 	return out
@@ -387,4 +346,59 @@ func checkCallerFlags(f deciderFlags) error {
 		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
 	}
 	return nil
+}
+
+// valid checks the decider's flags, printing the first problem.
+func (d *deciderFlags) valid(fs *flagSet, stderr io.Writer) bool {
+	if !allPositive(stderr, "decider",
+		durationFlag("reload-interval", d.reloadInterval),
+		durationFlag("shutdown-grace", d.shutdownGrace),
+		durationFlag("max-connection-age", d.maxConnAge),
+		durationFlag("max-connection-age-grace", d.maxConnAgeWait)) {
+		return false
+	}
+	if d.drainDelay < 0 {
+		fmt.Fprintf(stderr, "decider: --drain-delay is %s: 0 or more\n", d.drainDelay)
+		return false
+	}
+	if d.pprof && d.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
+		return false
+	}
+	if fs.isSet("max-recv-bytes") {
+		fmt.Fprintln(stderr, "decider: --max-recv-bytes is replaced by --max-request-bytes: set it to the front door's "+
+			"--max-request-bytes; the gRPC message limits of both ends are twice it")
+		return false
+	}
+	if err := msgbudget.Check(d.maxRequest); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return false
+	}
+	if err := checkCallerFlags(*d); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// waitDecider serves until ctx ends (a graceful shutdown, exit 0) or the
+// decider or its metrics listener stops on its own (exit 1).
+func waitDecider(ctx context.Context, logger *slog.Logger, d *runningDecider, grace time.Duration, stopOps func(), metricsErr <-chan error) int {
+	select {
+	case <-ctx.Done():
+	case <-d.done:
+		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
+		return exitRefused
+	case err := <-metricsErr:
+		logger.Error("metrics listener stopped", "error", err.Error())
+		d.shutdown(grace)
+		return exitRefused
+	}
+	logger.Info("shutting down", "drain_delay", d.server.DrainDelay().String(), "grace", grace.String())
+	d.shutdown(grace)
+	stopOps()
+	if metricsErr != nil {
+		<-metricsErr //nolint:errcheck // waiting for the metrics listener to end; it logged its own failure
+	}
+	return exitOK
 }
