@@ -196,7 +196,7 @@ func TestDrainWaitsForInFlightRequests(t *testing.T) {
 // "Connection: close", so a client that reused an idle connection moves to
 // a fresh one — and only then stops.
 func TestDrainTurnsReadinessOffAndClosesKeepAliveConnections(t *testing.T) {
-	admission := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "answered") })
+	admission := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "answered") })
 	s := New(Config{Admission: admission, Gatherer: prometheus.NewRegistry(), DrainDelay: 2 * time.Second, ShutdownGrace: 5 * time.Second})
 	addr, stop := start(t, s.Serve)
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -207,7 +207,7 @@ func TestDrainTurnsReadinessOffAndClosesKeepAliveConnections(t *testing.T) {
 		if err != nil {
 			t.Fatalf("POST /mutate: %v", err)
 		}
-		io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		return resp
 	}
