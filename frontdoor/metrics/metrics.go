@@ -54,6 +54,7 @@ type Frontdoor struct {
 	rpcDuration *prometheus.HistogramVec
 	inFlight    *prometheus.GaugeVec
 	requests    *prometheus.CounterVec
+	revisions   *revisions
 }
 
 // NewFrontdoor creates the front door metrics and registers them with reg.
@@ -95,9 +96,10 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 			Name: "dynamic_config_webhook_requests_total",
 			Help: "HTTP requests answered on /mutate and /validate, by webhook and HTTP status code (a body that is no AdmissionReview counts too).",
 		}, []string{"webhook", "code"}),
+		revisions: newRevisions(),
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
-		m.rpcDuration, m.inFlight, m.requests)
+		m.rpcDuration, m.inFlight, m.requests, m.revisions.gauge)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.admissions.WithLabelValues(o)
 	}

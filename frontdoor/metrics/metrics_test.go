@@ -22,6 +22,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	m.Refusal(ReasonPinned)
 	m.PatchBytes(1444)
 	m.DeciderRPC("OK", time.Millisecond)
+	m.RevisionAnswered("sha256:x")
 	if err := RegisterRuntime(reg); err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +54,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 		{"dynamic_config_admission_patch_bytes_total", dto.MetricType_COUNTER, nil, nil},
 		{"dynamic_config_decider_rpc_duration_seconds", dto.MetricType_HISTOGRAM, []string{"code"}, []string{"OK"}},
 		{"dynamic_config_webhook_requests_in_flight", dto.MetricType_GAUGE, []string{"webhook"}, []string{"mutate", "validate"}},
+		{"dynamic_config_decider_revision_last_answer_timestamp_seconds", dto.MetricType_GAUGE, []string{"revision"}, []string{"sha256:x"}},
 	}
 	for _, w := range want {
 		f, ok := byName[w.name]
@@ -112,6 +114,7 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	m.Refusal(ReasonInternal)
 	m.PatchBytes(1)
 	m.DeciderRPC("OK", time.Second)
+	m.RevisionAnswered("sha256:a")
 	if h := http.NotFoundHandler(); m.Instrument(WebhookMutate, h) == nil {
 		t.Error("a nil metric set dropped the handler")
 	}
