@@ -47,7 +47,9 @@ func RESTConfig(kubeconfig string) (*rest.Config, error) {
 
 // Config is what a Watcher needs.
 type Config struct {
-	REST    *rest.Config
+	REST *rest.Config
+	// Client, when set, is used instead of a client built from REST.
+	Client  dynamic.Interface
 	Store   *classes.Store // a pending store; the watcher swaps each synced set in
 	Logger  *slog.Logger
 	Metrics *metrics.Classes
@@ -69,15 +71,19 @@ type Watcher struct {
 
 // New builds the watcher; Run starts it.
 func New(cfg Config) (*Watcher, error) {
-	if cfg.REST == nil || cfg.Store == nil {
-		return nil, errors.New("classes watch: a REST config and a store are required")
+	if (cfg.REST == nil && cfg.Client == nil) || cfg.Store == nil {
+		return nil, errors.New("classes watch: a REST config (or a client) and a store are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	client, err := dynamic.NewForConfig(cfg.REST)
-	if err != nil {
-		return nil, fmt.Errorf("classes watch: %w", err)
+	client := cfg.Client
+	if client == nil {
+		c, err := dynamic.NewForConfig(cfg.REST)
+		if err != nil {
+			return nil, fmt.Errorf("classes watch: %w", err)
+		}
+		client = c
 	}
 	w := &Watcher{cfg: cfg, warned: map[string]string{}}
 	w.factory = dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
@@ -169,7 +175,7 @@ func (w *Watcher) rebuild() {
 
 func (w *Watcher) warn(u *unstructured.Unstructured, problems []string) {
 	id := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
-	if w.warned[id] == u.GetResourceVersion() {
+	if rv, seen := w.warned[id]; seen && rv == u.GetResourceVersion() {
 		return
 	}
 	w.warned[id] = u.GetResourceVersion()
