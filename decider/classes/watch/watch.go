@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -60,9 +62,8 @@ type Config struct {
 
 // Watcher runs the two informers.
 type Watcher struct {
-	cfg     Config
-	factory dynamicinformer.DynamicSharedInformerFactory
-	ns, cl  cache.SharedIndexInformer
+	cfg    Config
+	ns, cl cache.SharedIndexInformer
 
 	mu     sync.Mutex
 	synced bool
@@ -86,9 +87,8 @@ func New(cfg Config) (*Watcher, error) {
 		client = c
 	}
 	w := &Watcher{cfg: cfg, warned: map[string]string{}}
-	w.factory = dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
-	w.ns = w.factory.ForResource(NamespacedResource).Informer()
-	w.cl = w.factory.ForResource(ClusterResource).Informer()
+	w.ns = newInformer(client, NamespacedResource)
+	w.cl = newInformer(client, ClusterResource)
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { w.rebuild() },
 		UpdateFunc: func(any, any) { w.rebuild() },
@@ -108,7 +108,8 @@ func New(cfg Config) (*Watcher, error) {
 // Run starts the informers and returns; they stop when ctx ends. The store
 // holds its first set once both informers have synced.
 func (w *Watcher) Run(ctx context.Context) {
-	w.factory.Start(ctx.Done())
+	go w.ns.RunWithContext(ctx)
+	go w.cl.RunWithContext(ctx)
 	go func() {
 		if !cache.WaitForCacheSync(ctx.Done(), w.ns.HasSynced, w.cl.HasSynced) {
 			return
@@ -118,6 +119,24 @@ func (w *Watcher) Run(ctx context.Context) {
 		w.mu.Unlock()
 		w.rebuild()
 	}()
+}
+
+// newInformer is a shared informer of unstructured objects over every
+// namespace of r, without resync. (dynamicinformer would do the same, at the
+// price of importing every typed informer and clientset of client-go.)
+func newInformer(client dynamic.Interface, gvr schema.GroupVersionResource) cache.SharedIndexInformer {
+	r := client.Resource(gvr)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return r.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return r.Watch(ctx, opts)
+		},
+	}
+	// the client tells whether it streams lists (WatchList); a client that
+	// does not (client-go's fake) is listed the classic way
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client), &unstructured.Unstructured{}, 0, cache.Indexers{})
 }
 
 // watchBroke logs a broken watch; the informer keeps its last synced objects
