@@ -212,3 +212,52 @@ func TestServeReadsAClassesFile(t *testing.T) {
 		t.Errorf("serve's decider holds %v", inst.GetClasses())
 	}
 }
+
+// TestDeciderIsNotServingBeforeTheClassesSync points the watch at an API
+// server that does not answer: health stays NOT_SERVING and Decide answers
+// Unavailable, while the decider itself runs.
+func TestDeciderIsNotServingBeforeTheClassesSync(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: none, user: {}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+current-context: none
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	d, err := startDecider(ctx, deciderSetup{
+		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		registry:     prometheus.NewRegistry(),
+		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		addr:         "127.0.0.1:0",
+		classes:      classesSetup{watch: true, kubeconfig: kubeconfig},
+		server:       server.Config{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown(time.Second)
+	c, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
+	defer callCancel()
+	resp, err := healthpb.NewHealthClient(c.Conn()).Check(callCtx, &healthpb.HealthCheckRequest{})
+	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health %v, %v; want NOT_SERVING before the sync", resp.GetStatus(), err)
+	}
+	if d.server.Ready() {
+		t.Error("/readyz would answer ready before the sync")
+	}
+	_, err = c.Decide(callCtx, &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
+		Pod: &deciderv1.PodFacts{Namespace: "billing", Name: "app", Operation: deciderv1.Operation_OPERATION_CREATE}})
+	if err == nil || !strings.Contains(err.Error(), "the classes have not synced from the API server yet") {
+		t.Errorf("Decide before the sync: %v", err)
+	}
+}
