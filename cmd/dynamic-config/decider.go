@@ -24,6 +24,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // certReloadInterval is how often the decider re-reads its serving pair.
@@ -44,7 +45,8 @@ type deciderFlags struct {
 	clusterName    string
 	reflection     bool
 	reloadInterval time.Duration
-	maxRecvBytes   int64
+	maxRequest     int64
+	maxRecvBytes   int64 // removed; refused when set
 	shutdownGrace  time.Duration
 	classes        classesSetup
 	pprof          bool
@@ -64,7 +66,8 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", "", "the decider's own cluster: the cluster of a request that names none (required with --callers)")
 	fs.boolVar(&d.reflection, "reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", true, "gRPC server reflection")
 	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
-	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", server.DefaultMaxRecvBytes, "gRPC max receive size")
+	fs.int64Var(&d.maxRequest, "max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", msgbudget.DefaultMaxRequestBytes, "the front door's AdmissionReview body limit (set both alike); the gRPC message limits are twice it")
+	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", 0, "removed: use --max-request-bytes")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
 	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
 	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
@@ -97,8 +100,13 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
 		return exitUsage
 	}
-	if f.maxRecvBytes <= 0 || f.maxRecvBytes > 1<<31-1 {
-		fmt.Fprintf(stderr, "decider: --max-recv-bytes is %d: between 1 and 2147483647\n", f.maxRecvBytes)
+	if fs.isSet("max-recv-bytes") {
+		fmt.Fprintln(stderr, "decider: --max-recv-bytes is replaced by --max-request-bytes: set it to the front door's "+
+			"--max-request-bytes; the gRPC message limits of both ends are twice it")
+		return exitUsage
+	}
+	if err := msgbudget.Check(f.maxRequest); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return exitUsage
 	}
 
@@ -133,10 +141,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		callers:        f.callers,
 		cluster:        f.clusterName,
 		server: server.Config{
-			TLS:          tlsConfig,
-			TokenFile:    f.authTokenFile,
-			Reflection:   f.reflection,
-			MaxRecvBytes: int(f.maxRecvBytes),
+			TLS:             tlsConfig,
+			TokenFile:       f.authTokenFile,
+			Reflection:      f.reflection,
+			MaxMessageBytes: msgbudget.Bytes(f.maxRequest),
 		},
 	})
 	if err != nil {
@@ -255,6 +263,9 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	store := installation.NewStore(inst)
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = msgbudget.Bytes(0)
+	}
 	if setup.callers != "" {
 		opts := callers.Options{ClientCertificates: cfg.TLS != nil && cfg.TLS.ClientAuth == tls.RequireAndVerifyClientCert}
 		file, err := callers.Open(setup.callers, opts, setup.logger, func(set *callers.Set) { m.SetCallers(set.Names()) })
@@ -277,7 +288,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	if cs != nil {
 		cfg.ClassesSynced = cs.Synced
 	}
-	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs))
+	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs).LimitAnswers(cfg.MaxMessageBytes))
 	close(refresh)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)

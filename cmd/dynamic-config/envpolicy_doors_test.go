@@ -201,6 +201,9 @@ func envExpectDecided(t *testing.T, got *review.Response, inst *installation.Ins
 	if got.AuditAnnotations["revision"] != inst.Revision {
 		t.Errorf("the answer does not carry the decider's revision %s: %s", inst.Revision, review.Encode(got))
 	}
+	if !decisionIDPattern.MatchString(got.AuditAnnotations["decision-id"]) {
+		t.Errorf("the answer does not carry the decision id next to the revision: %s", review.Encode(got))
+	}
 }
 
 // envInject runs `dynamic-config inject -o review` on one pod and returns
@@ -515,8 +518,8 @@ func TestEnvPolicyJudgesEveryWorkloadKindThroughTheHTTPFrontDoor(t *testing.T) {
 				if tt.warning != "" && (len(got.Warnings) != 1 || got.Warnings[0] != tt.warning) {
 					t.Errorf("warnings %q, want [%q]", got.Warnings, tt.warning)
 				}
-				if tt.audit != "" && (got.AuditAnnotations["env-policy-rule-0"] != tt.audit || len(got.AuditAnnotations) != 2 || len(got.Warnings) != 0) {
-					t.Errorf("audit annotations %v, warnings %q; want env-policy-rule-0 = %q and the revision only", got.AuditAnnotations, got.Warnings, tt.audit)
+				if tt.audit != "" && (got.AuditAnnotations["env-policy-rule-0"] != tt.audit || len(got.AuditAnnotations) != 3 || len(got.Warnings) != 0) {
+					t.Errorf("audit annotations %v, warnings %q; want env-policy-rule-0 = %q, the revision and the decision id only", got.AuditAnnotations, got.Warnings, tt.audit)
 				}
 			})
 		}
@@ -804,7 +807,7 @@ func TestEnvPolicyRefusalCarriesEarlierFindingsThroughTheHTTPFrontDoor(t *testin
 			if strings.Join(got.Warnings, "\n") != strings.Join(tt.warnings, "\n") {
 				t.Errorf("warnings %q, want %q", got.Warnings, tt.warnings)
 			}
-			if len(got.AuditAnnotations) != len(tt.audit) {
+			if got.AuditAnnotations["decision-id"] == "" || len(got.AuditAnnotations) != len(tt.audit)+1 {
 				t.Errorf("audit annotations %v, want %v", got.AuditAnnotations, tt.audit)
 			}
 			for k, v := range tt.audit {

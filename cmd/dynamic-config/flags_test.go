@@ -85,14 +85,21 @@ func TestFlagErrors(t *testing.T) {
 			map[string]string{"DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL": "10"},
 			`decider: DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL is "10": want a duration such as 10s`},
 		{"an invalid number variable names the variable and what it accepts", nil,
-			map[string]string{"DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES": "8MiB"},
-			`decider: DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES is "8MiB": want a whole number`},
+			map[string]string{"DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES": "7MiB"},
+			`decider: DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES is "7MiB": want a whole number`},
 		{"a stray argument is a usage error", []string{"extra"}, nil,
 			`decider: unexpected argument "extra"`},
 		{"an unknown log level is a usage error", []string{"--log-level", "trace"}, nil,
 			`decider: --log-level is "trace": debug, info, warn or error`},
 		{"an unknown log format is a usage error", nil, map[string]string{"DYNAMIC_CONFIG_LOG_FORMAT": "xml"},
 			`decider: --log-format is "xml": json or text`},
+		{"the removed --max-recv-bytes is refused, naming its replacement", []string{"--max-recv-bytes", "8388608"}, nil,
+			`decider: --max-recv-bytes is replaced by --max-request-bytes`},
+		{"the removed variable DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES is refused too", nil,
+			map[string]string{"DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES": "8388608"},
+			`decider: --max-recv-bytes is replaced by --max-request-bytes`},
+		{"a --max-request-bytes whose budget would not fit gRPC's sizes is refused", []string{"--max-request-bytes", "1073741824"}, nil,
+			`decider: --max-request-bytes is 1073741824: between 1 and 1073741823`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,7 +145,8 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", ""}, // issue 13
 			row{"reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", "true"},
 			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
-			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "8388608"},
+			row{"max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", "7340032"},
+			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "0"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
 			row{"classes", "", "false"}, // spec 08 §2 (DYNAMIC_CONFIG_WEBHOOK_CLASSES is the installation's classesEnabled)
 			row{"kubeconfig", "", ""},   // spec 08 §2
@@ -150,6 +158,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"metrics-addr", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR", ""},
 			row{"tls-cert", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT", "/tls/tls.crt"},
 			row{"tls-key", "DYNAMIC_CONFIG_WEBHOOK_TLS_KEY", "/tls/tls.key"},
+			row{"client-ca", "DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA", ""},
 			row{"plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", "false"},
 			row{"decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", ""},
 			row{"decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", "2s"},
@@ -176,7 +185,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"tls-cert", "", ""},
 			row{"tls-key", "", ""},
 			row{"tls-generate", "", ""},
+			row{"client-ca", "", ""},
 			row{"addr-file", "", ""},
+			row{"max-request-bytes", "", "7340032"},
 			row{"on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", "deny"},
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
 			row{"classes-file", "", ""}, // spec 08 §2

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // frontdoorFlags are the flags of `dynamic-config frontdoor` (spec 07 §1.2).
@@ -31,6 +33,7 @@ type frontdoorFlags struct {
 	addr                   string
 	metricsAddr            string
 	tlsCert, tlsKey        string
+	clientCA               string
 	plaintext              bool
 	deciderTarget          string
 	deciderTimeout         time.Duration
@@ -55,6 +58,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR", "", "extra plain HTTP listener for /metrics, /healthz, /readyz; empty = off")
 	fs.stringVar(&d.tlsCert, "tls-cert", "DYNAMIC_CONFIG_WEBHOOK_TLS_CERT", "/tls/tls.crt", "serving certificate (re-read on change)")
 	fs.stringVar(&d.tlsKey, "tls-key", "DYNAMIC_CONFIG_WEBHOOK_TLS_KEY", "/tls/tls.key", "serving key (re-read on change)")
+	fs.stringVar(&d.clientCA, "client-ca", "DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA", "", "when set: /mutate and /validate require a client certificate verified against this CA (the API server's, from its AdmissionConfiguration kubeconfig)")
 	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", false, "serve plain HTTP when there is no TLS material (tests only)")
 	fs.stringVar(&d.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "decider gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090 (required)")
 	fs.durationVar(&d.deciderTimeout, "decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", handler.DefaultTimeout, "per-call deadline; keep it below the webhook timeoutSeconds")
@@ -67,7 +71,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME", "", "the cluster this front door admits for, sent with every decision request (empty = the decider's own cluster)")
 	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
-	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit")
+	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit; the gRPC message limits to the decider are twice it (set the decider's alike)")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
@@ -110,9 +114,13 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	if !allPositive(stderr, "frontdoor",
 		durationFlag("decider-timeout", f.deciderTimeout),
-		countFlag("max-request-bytes", f.maxRequestBytes),
 		durationFlag("cert-reload-interval", f.certReloadInterval),
 		durationFlag("shutdown-grace", f.shutdownGrace)) {
+		return exitUsage
+	}
+
+	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return exitUsage
 	}
 
@@ -138,6 +146,19 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		logger.Warn("no serving certificate; serving plain HTTP (--plaintext)")
 		pair = nil
 	}
+	var clientCAs *x509.CertPool
+	if f.clientCA != "" {
+		if pair == nil {
+			fmt.Fprintln(stderr, "frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP")
+			return exitUsage
+		}
+		pool, err := loadClientCA(f.clientCA)
+		if err != nil {
+			fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+			return exitUsage
+		}
+		clientCAs = pool
+	}
 
 	dc, err := client.New(client.Config{
 		Target:         f.deciderTarget,
@@ -147,6 +168,9 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		ClientKeyFile:  f.deciderClientKey,
 		ServerName:     f.deciderServerName,
 		TokenFile:      f.deciderTokenFile,
+		// One budget with the decider, which derives it from its own
+		// --max-request-bytes (set both alike; the chart does).
+		MaxMessageBytes: msgbudget.Bytes(f.maxRequestBytes),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
@@ -169,6 +193,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			Metrics:                m,
 		}),
 		Certs:         pair,
+		ClientCAs:     clientCAs,
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
@@ -188,7 +213,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		logger.Info("metrics listening", "addr", opsLis.Addr().String(), "pprof", f.pprof)
 	}
-	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil,
+	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil, "client_ca", clientCAs != nil,
 		"decider_target", f.deciderTarget, "cluster", f.clusterName, "on_decider_error", f.onDeciderError)
 	return runFrontdoorServer(ctx, srv, lis, opsLis, logger)
 }

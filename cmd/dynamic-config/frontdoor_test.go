@@ -57,12 +57,18 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			name: "a negative request limit from the environment is refused, naming the flag",
 			args: []string{"--decider-target", "127.0.0.1:9090"},
 			env:  map[string]string{"DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES": "-1"},
-			want: "frontdoor: --max-request-bytes is -1: it must be positive\n",
+			want: "frontdoor: --max-request-bytes is -1: between 1 and 1073741823\n",
 		},
 		{
 			name: "without a certificate and without plaintext the front door does not start",
 			args: []string{"--decider-target", "127.0.0.1:9090", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key"},
 			want: "frontdoor: no certificate at /nonexistent/tls.crt and /nonexistent/tls.key, and plaintext is off\n",
+		},
+		{
+			name: "a client CA over plain HTTP is refused",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--client-ca", token,
+				"--plaintext", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key", "--log-level", "error"},
+			want: "frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP\n",
 		},
 		{
 			name: "a token over plaintext to a remote decider is refused",

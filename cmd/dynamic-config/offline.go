@@ -25,6 +25,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // offlineUID is the request uid of every review the offline doors send.
@@ -66,7 +67,10 @@ func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offli
 	if cls != nil {
 		cs = classes.NewStore(cls)
 	}
-	srv, err := server.New(server.Config{}, store, service.New(store, nil, nil).WithClasses(cs))
+	// The cluster's message budget at the default --max-request-bytes on
+	// both ends, so a pod too large for the cluster is refused here too.
+	budget := msgbudget.Bytes(0)
+	srv, err := server.New(server.Config{MaxMessageBytes: budget}, store, service.New(store, nil, nil).WithClasses(cs).LimitAnswers(budget))
 	if err != nil {
 		return nil, fmt.Errorf("start the in-process decider: %w", err)
 	}
@@ -74,7 +78,8 @@ func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offli
 	go srv.Serve(lis)
 	conn, err := grpc.NewClient("passthrough:///offline-decider",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)))
 	if err != nil {
 		srv.Shutdown(0)
 		lis.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // defaultInstallation is serve's embedded installation document (spec 02 §1).
@@ -47,7 +49,9 @@ type serveFlags struct {
 	reloadInterval         time.Duration
 	tlsCert, tlsKey        string
 	tlsGenerate            string
+	clientCA               string
 	addrFile               string
+	maxRequestBytes        int64
 	onDeciderError         string
 	onDeciderErrorValidate string
 	classesFile            string
@@ -64,7 +68,9 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
-	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port> and decider=<host:port> lines to FILE")
+	fs.stringVar(&s.clientCA, "client-ca", "", "", "as for frontdoor: /mutate and /validate require a client certificate verified against this CA (needs TLS)")
+	fs.stringVar(&s.addrFile, "addr-file", "", "", "after binding, write frontdoor=<scheme>://<host:port>, decider=<host:port> (and metrics=<host:port> with --metrics-addr) lines to FILE")
+	fs.int64Var(&s.maxRequestBytes, "max-request-bytes", "", msgbudget.DefaultMaxRequestBytes, "AdmissionReview body limit; both components hold the gRPC messages between them to twice it")
 	fs.stringVar(&s.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&s.classesFile, "classes-file", "", "", classesFileHelp)
 	fs.stringVar(&s.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
@@ -105,6 +111,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
 		return exitUsage
 	}
+	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
+	}
+	budget := msgbudget.Bytes(f.maxRequestBytes)
 	certFile, keyFile, err := serveTLSFiles(f)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
@@ -133,7 +144,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
 		classes:        classesSetup{file: f.classesFile},
-		server:         server.Config{TokenFile: tokenFile, Reflection: true},
+		server:         server.Config{TokenFile: tokenFile, Reflection: true, MaxMessageBytes: budget},
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err.Error())
@@ -151,7 +162,18 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		go pair.Run(ctx, 10*time.Second)
 	}
-	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile})
+	var clientCAs *x509.CertPool
+	if f.clientCA != "" {
+		if pair == nil {
+			fmt.Fprintln(stderr, "serve: --client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
+			return exitUsage
+		}
+		if clientCAs, err = loadClientCA(f.clientCA); err != nil {
+			fmt.Fprintln(stderr, "serve: "+err.Error())
+			return exitUsage
+		}
+	}
+	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget})
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -162,10 +184,12 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			Decider:                dc,
 			OnDeciderError:         f.onDeciderError,
 			OnDeciderErrorValidate: f.onDeciderErrorValidate,
+			MaxRequestBytes:        f.maxRequestBytes,
 			Logger:                 logger,
 			Metrics:                m,
 		}),
 		Certs:         pair,
+		ClientCAs:     clientCAs,
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: serveShutdownGrace,
@@ -176,6 +200,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	var metricsErr <-chan error
+	metricsAddr := ""
 	if f.metricsAddr != "" {
 		mlis, err := net.Listen("tcp", f.metricsAddr)
 		if err != nil {
@@ -183,9 +208,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "serve: metrics listener: %v\n", err)
 			return exitUsage
 		}
+		// The bound address: with port 0 only it says where to scrape.
+		metricsAddr = mlis.Addr().String()
 		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
 		metricsErr = serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), f.pprof), logger, serveShutdownGrace)
-		logger.Info("metrics listening", "addr", mlis.Addr().String(), "pprof", f.pprof)
+		logger.Info("metrics listening", "addr", metricsAddr, "pprof", f.pprof)
 	}
 
 	scheme := "http"
@@ -195,13 +222,20 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	frontdoorURL := scheme + "://" + lis.Addr().String()
 	if f.addrFile != "" {
 		content := "frontdoor=" + frontdoorURL + "\ndecider=" + d.addr.String() + "\n"
+		if metricsAddr != "" {
+			content += "metrics=" + metricsAddr + "\n"
+		}
 		if err := writeFileAtomic(f.addrFile, []byte(content)); err != nil {
 			lis.Close()
 			fmt.Fprintf(stderr, "serve: --addr-file: %v\n", err)
 			return exitUsage
 		}
 	}
-	logger.Info("serving", "frontdoor", frontdoorURL, "decider", d.addr.String(), "revision", d.store.Current().Revision)
+	serving := []any{"frontdoor", frontdoorURL, "decider", d.addr.String()}
+	if metricsAddr != "" {
+		serving = append(serving, "metrics", metricsAddr)
+	}
+	logger.Info("serving", append(serving, "revision", d.store.Current().Revision)...)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ctx, lis) }()

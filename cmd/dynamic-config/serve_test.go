@@ -7,9 +7,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -279,4 +282,126 @@ func TestServeLoopbackAddresses(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestServeReportsTheMetricsPortItBound(t *testing.T) {
+	withFoundationEnv(t, nil)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	stderr := &foundationStderr{}
+	go func() {
+		done <- serveMain(ctx, []string{"--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
+			"--metrics-addr", "127.0.0.1:0", "--addr-file", addrFile, "--log-format", "text"}, stderr)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	var entries map[string]string
+	for deadline := time.Now().Add(10 * time.Second); entries == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(addrFile); err == nil {
+			entries = map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				entries[k] = v
+			}
+		}
+	}
+	metricsAddr := entries["metrics"]
+	t.Run("the addr file names the bound metrics address", func(t *testing.T) {
+		if !strings.HasPrefix(metricsAddr, "127.0.0.1:") || strings.HasSuffix(metricsAddr, ":0") {
+			t.Fatalf("addr file %v: want metrics=127.0.0.1:<port>", entries)
+		}
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /metrics at the written address: %s", resp.Status)
+		}
+	})
+	t.Run("the log names the bound metrics address", func(t *testing.T) {
+		if !strings.Contains(stderr.String(), "metrics="+metricsAddr) {
+			t.Errorf("no log line names metrics=%s:\n%s", metricsAddr, stderr.String())
+		}
+	})
+}
+
+// bigPodReview is a review of a pod asking for injection whose
+// dynamic-config.rs/key carries n bytes (the decider repeats it in its
+// answer: the resolved value and the agent's --key argument).
+func bigPodReview(t *testing.T, n int, extra map[string]string) []byte {
+	t.Helper()
+	annotations := map[string]string{"dynamic-config.rs/inject": "true", "dynamic-config.rs/key": strings.Repeat("k", n)}
+	for k, v := range extra {
+		annotations[k] = v
+	}
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "big", "namespace": "default", "annotations": annotations},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app"}}}}
+	body, err := json.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+		"request": map[string]any{"uid": "big", "kind": map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+			"namespace": "default", "operation": "CREATE", "object": pod}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// Issue 17, defect 1: through the real wiring (decider and front door over
+// gRPC, both ends holding the budget of --max-request-bytes), a pod whose
+// answer is above grpc-go's 4 MiB default is decided, and so is a pod just
+// under the body limit — never a decider outage, not even under
+// --on-decider-error=allow. (An answer above the budget, refused as
+// malformed on either end, is tested at the boundary by
+// TestAnAnswerAboveTheMessageBudgetIsAMalformedRefusal and
+// TestAMessageAboveTheBudgetIsAMalformedRefusalNotADeciderError.)
+func TestServeDecidesEveryPodWithinTheBodyLimit(t *testing.T) {
+	decided := func(t *testing.T, code int, answer *review.Response) {
+		t.Helper()
+		if code != http.StatusOK || answer == nil || !answer.Allowed || answer.Patch == "" || answer.AuditAnnotations["decider-unavailable"] != "" {
+			t.Fatalf("HTTP %d, answer %+v", code, answer)
+		}
+	}
+	t.Run("a pod whose answer is above grpc-go's 4 MiB default is injected at the default budget", func(t *testing.T) {
+		addrs := foundationServe(t, "--on-decider-error", "allow")
+		code, answer := postTo(t, addrs["frontdoor"], bigPodReview(t, 4500000, nil))
+		decided(t, code, answer)
+	})
+	t.Run("a pod just under the body limit is injected", func(t *testing.T) {
+		const limit = 64 << 10 // --max-request-bytes: a 128 KiB budget
+		addrs := foundationServe(t, "--on-decider-error", "allow", "--max-request-bytes", strconv.Itoa(limit))
+		body := bigPodReview(t, limit-900, nil)
+		if len(body) > limit {
+			t.Fatalf("the review is %d bytes, above the body limit", len(body))
+		}
+		code, answer := postTo(t, addrs["frontdoor"], body)
+		decided(t, code, answer)
+	})
+}
+
+// postTo posts an AdmissionReview body to frontdoor's /mutate and returns
+// the HTTP status and, on 200, the answer.
+func postTo(t *testing.T, frontdoor string, body []byte) (int, *review.Response) {
+	t.Helper()
+	resp, err := http.Post(frontdoor+"/mutate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	answer, err := review.DecodeAnswer(raw)
+	if err != nil {
+		t.Fatalf("%v: %.300s", err, raw)
+	}
+	return resp.StatusCode, answer
 }

@@ -47,6 +47,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -345,8 +346,9 @@ func TestTwoDoors(t *testing.T) {
 			}
 
 			golden := c.path("review.json")
+			offlineBody := stableDecisionID(t, stdout.Bytes())
 			if update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
+				if err := os.WriteFile(golden, offlineBody, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -354,7 +356,7 @@ func TestTwoDoors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(stdout.Bytes(), want) {
+			if !bytes.Equal(offlineBody, want) {
 				t.Fatalf("inject -o review differs from %s\n got: %s\nwant: %s\nstderr: %s", golden, stdout.Bytes(), want, stderr.String())
 			}
 
@@ -374,7 +376,7 @@ func TestTwoDoors(t *testing.T) {
 				t.Fatalf("the front door echoed uid %q", got.Answer.UID)
 			}
 			got.Answer.UID = offlineUID
-			if clusterBody := append(review.Encode(got.Answer), '\n'); !bytes.Equal(clusterBody, want) {
+			if clusterBody := stableDecisionID(t, append(review.Encode(got.Answer), '\n')); !bytes.Equal(clusterBody, want) {
 				t.Fatalf("the cluster door differs from the offline door\ncluster: %s\noffline: %s", clusterBody, want)
 			}
 
@@ -405,6 +407,27 @@ func TestTwoDoors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decisionIDPattern is a decision id: a random (version 4) UUID.
+var decisionIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// stableDecisionID replaces the decision id of an answer (a fresh UUID per
+// decision, audit annotation decision-id) with <decision-id>, so that the
+// golden review holds still; a decided answer (one with audit annotations)
+// without one fails the test. An answer made without asking the decider has
+// no decision and no annotations.
+func stableDecisionID(t *testing.T, body []byte) []byte {
+	t.Helper()
+	re := regexp.MustCompile(`"decision-id":"([^"]*)"`)
+	if !bytes.Contains(body, []byte(`"auditAnnotations"`)) {
+		return body
+	}
+	m := re.FindSubmatch(body)
+	if m == nil || !decisionIDPattern.Match(m[1]) {
+		t.Fatalf("the answer carries no decision-id audit annotation with a UUID: %s", body)
+	}
+	return re.ReplaceAll(body, []byte(`"decision-id":"<decision-id>"`))
 }
 
 func podName(t *testing.T, pod []byte) string {

@@ -22,12 +22,15 @@ import (
 type document struct {
 	path    string
 	present bool
+	blank   bool // present, and empty, whitespace or comments only
+	unread  bool // it could not be read or parsed (or was refused as blank)
 	root    *yaml.Node
 }
 
 // readDocument reads and parses the document at path (spec 02 §1, §5.3).
 // Problems go to the shape section of the report.
-func readDocument(path string, explicit bool, rep *report) document {
+// With refuseBlank a blank document is a problem (a reload, 02 §11).
+func readDocument(path string, explicit, refuseBlank bool, rep *report) document {
 	d := document{path: path}
 	if path == "" {
 		return d
@@ -37,16 +40,25 @@ func readDocument(path string, explicit bool, rep *report) document {
 		if errors.Is(err, fs.ErrNotExist) {
 			if explicit {
 				rep.shape = append(rep.shape, path+": the installation document does not exist")
+				d.unread = true
 			}
 			return d
 		}
 		rep.shape = append(rep.shape, path+": the installation document cannot be read: "+unwrapPathError(err))
+		d.unread = true
 		return d
 	}
 	d.present = true
+	d.blank = blankDocument(data)
+	if d.blank && refuseBlank {
+		rep.shape = append(rep.shape, BlankDocumentProblem)
+		d.unread = true
+		return d
+	}
 	root, problem := parseDocument(path, data)
 	if problem != "" {
 		rep.shape = append(rep.shape, problem)
+		d.unread = true
 		return d
 	}
 	d.root = root

@@ -150,6 +150,10 @@ type Installation struct {
 	DocumentPath string
 	// DocumentPresent reports whether the document existed.
 	DocumentPresent bool
+	// DocumentBlank reports that the document existed but was blank (empty,
+	// whitespace or comments only): the empty document. A reload from a
+	// document that was not blank to a blank one is refused (02 §11).
+	DocumentBlank bool
 
 	// Fleet maps a fleet knob (spec 02 §2.1 rows 1–14, by knob spelling:
 	// "agent-cpu-request", "file-mode", "source", "path", …) to its value.

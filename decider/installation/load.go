@@ -21,7 +21,17 @@ type Options struct {
 	DocumentExplicit bool
 	// Environ is the process environment (KEY=value); nil = --no-env.
 	Environ []string
+	// RefuseBlankDocument refuses a blank document (empty, whitespace or
+	// comments only) with BlankDocumentProblem instead of reading it as the
+	// empty document. Watch sets it on a reload when the installation in
+	// force came from a document that was not blank (02 §11): a truncated
+	// file never swaps in the empty installation; `{}` still does.
+	RefuseBlankDocument bool
 }
+
+// BlankDocumentProblem is the one problem of a reload refused because the
+// document became blank (GetInstallation.last_reload.problems).
+const BlankDocumentProblem = "the document became empty; write {} to mean the empty installation"
 
 // now is the clock used for LoadedAt (tests replace it).
 var now = time.Now
@@ -31,7 +41,7 @@ var now = time.Now
 // problem in the order of spec 02 §7.3.
 func Load(opts Options) (*Installation, error) {
 	rep := newReport()
-	doc := readDocument(opts.DocumentPath, opts.DocumentExplicit, rep)
+	doc := readDocument(opts.DocumentPath, opts.DocumentExplicit, opts.RefuseBlankDocument, rep)
 	return build(doc, newEnvironment(opts.Environ), rep)
 }
 
@@ -56,6 +66,7 @@ func build(doc document, env environment, rep *report) (*Installation, error) {
 	inst := Empty()
 	inst.DocumentPath = doc.path
 	inst.DocumentPresent = doc.present
+	inst.DocumentBlank = doc.blank
 	canon := map[string]any{}
 	readings := make([]reading, len(settings))
 	inputs := make([]input, len(settings))
@@ -112,7 +123,13 @@ func build(doc document, env environment, rep *report) (*Installation, error) {
 	canonical := encodeCanonical(canon)
 	revision := Revision(canonical)
 	if lines := rep.lines(); len(lines) > 0 {
-		return nil, &Problems{DocumentPath: doc.path, Lines: lines, AttemptedRevision: revision}
+		attempted := revision
+		if doc.unread {
+			// Nothing of the document was read: the settings that "did
+			// parse" would name the empty document, which was not attempted.
+			attempted = ""
+		}
+		return nil, &Problems{DocumentPath: doc.path, Lines: lines, AttemptedRevision: attempted}
 	}
 	inst.Canonical = canonical
 	inst.Revision = revision

@@ -30,7 +30,8 @@ const settle = 100 * time.Millisecond
 //   - valid with a new revision: swapped in atomically, logged
 //     "installation reloaded", obs.ReloadOK then obs.InForce;
 //   - valid with the same revision: nothing swapped, obs.ReloadUnchanged;
-//   - invalid (or the document deleted): the last good installation stays,
+//   - invalid, the document deleted, or the document became blank while
+//     the installation in force came from one that was not: the last good installation stays,
 //     every problem is logged at ERROR, obs.ReloadRejected, and the attempt
 //     is recorded in store (GetInstallation.last_reload).
 //
@@ -155,7 +156,11 @@ func (w *watcher) reload(quiet bool) {
 	if old != nil {
 		oldRevision = old.Revision
 	}
-	inst, err := Load(w.opts)
+	opts := w.opts
+	// 02 §11: a blank document is the empty document at start only; from a
+	// document that was not blank, it is a truncation, refused.
+	opts.RefuseBlankDocument = old != nil && old.DocumentPresent && !old.DocumentBlank
+	inst, err := Load(opts)
 	at := now()
 	if err != nil {
 		var p *Problems

@@ -26,10 +26,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
-
-// DefaultMaxRecvBytes is the default --max-recv-bytes (8 MiB).
-const DefaultMaxRecvBytes = 8 << 20
 
 // flowWindow is the fixed HTTP/2 flow-control window of each stream and
 // connection: far above any decision or request the decider exchanges.
@@ -53,8 +51,9 @@ type Config struct {
 	Callers *callers.File
 	// Reflection registers gRPC server reflection.
 	Reflection bool
-	// MaxRecvBytes bounds a request's size (0 = DefaultMaxRecvBytes).
-	MaxRecvBytes int
+	// MaxMessageBytes bounds every message received and sent: the budget
+	// of --max-request-bytes (msgbudget.Bytes; 0 = the default budget).
+	MaxMessageBytes int
 	// Logger receives the call lines and recovered panics (nil = discard).
 	Logger *slog.Logger
 	// Metrics supplies the gRPC server metrics (nil = none).
@@ -95,9 +94,9 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 		}
 		token = t
 	}
-	maxRecv := cfg.MaxRecvBytes
-	if maxRecv <= 0 {
-		maxRecv = DefaultMaxRecvBytes
+	budget := cfg.MaxMessageBytes
+	if budget <= 0 {
+		budget = msgbudget.Bytes(0)
 	}
 
 	authFn := auth.AuthFunc(nil)
@@ -111,7 +110,8 @@ func New(cfg Config, store *installation.Store, svc deciderv1.DeciderServiceServ
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(maxRecv),
+		grpc.MaxRecvMsgSize(budget),
+		grpc.MaxSendMsgSize(budget),
 		// A fixed set of goroutines serves the streams: a Decide runs on a
 		// stack that has already grown, instead of growing a fresh one per
 		// call (runtime.newstack/copystack were ~6% of an admission).

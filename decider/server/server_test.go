@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -302,15 +304,40 @@ func TestReflection(t *testing.T) {
 	})
 }
 
-func TestMaxRecvBytes(t *testing.T) {
-	r := start(t, Config{MaxRecvBytes: 1024}, installation.Empty())
-	client := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil))
+// Issue 17: the decider holds one message budget (msgbudget.Bytes of
+// --max-request-bytes) on what it receives and what it sends.
+func TestTheMessageBudgetBoundsBothDirectionsToTheByte(t *testing.T) {
 	req := mutateRequest("app")
 	req.Pod.Annotations = map[string]string{"dynamic-config.rs/key": strings.Repeat("x", 2048)}
-	_, err := client.Decide(ctxTimeout(t), req)
-	if status.Code(err) != codes.ResourceExhausted {
-		t.Errorf("a request above the limit: %v, want ResourceExhausted", err)
-	}
+	size := proto.Size(req)
+	t.Run("a request of exactly the budget is received", func(t *testing.T) {
+		r := start(t, Config{MaxMessageBytes: size}, installation.Empty())
+		if _, err := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil)).Decide(ctxTimeout(t), req); err != nil {
+			t.Errorf("a request of %d bytes under a budget of %d: %v", size, size, err)
+		}
+	})
+	t.Run("a request one byte above the budget is ResourceExhausted", func(t *testing.T) {
+		r := start(t, Config{MaxMessageBytes: size - 1}, installation.Empty())
+		_, err := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil)).Decide(ctxTimeout(t), req)
+		if status.Code(err) != codes.ResourceExhausted {
+			t.Errorf("a request above the limit: %v, want ResourceExhausted", err)
+		}
+	})
+	inst := installation.Empty()
+	answer := proto.Size(&deciderv1.GetInstallationResponse{Revision: inst.Revision, LoadedAt: timestamppb.New(inst.LoadedAt)})
+	t.Run("an answer of exactly the budget is sent", func(t *testing.T) {
+		r := start(t, Config{MaxMessageBytes: answer}, inst)
+		if _, err := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil)).GetInstallation(ctxTimeout(t), &deciderv1.GetInstallationRequest{}); err != nil {
+			t.Errorf("an answer of %d bytes under a budget of %d: %v", answer, answer, err)
+		}
+	})
+	t.Run("an answer one byte above the budget is not sent", func(t *testing.T) {
+		r := start(t, Config{MaxMessageBytes: answer - 1}, inst)
+		_, err := deciderv1.NewDeciderServiceClient(dial(t, r.addr, nil)).GetInstallation(ctxTimeout(t), &deciderv1.GetInstallationRequest{})
+		if status.Code(err) != codes.ResourceExhausted {
+			t.Errorf("an answer above the limit: %v, want ResourceExhausted", err)
+		}
+	})
 }
 
 func TestMetricsHandler(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
@@ -19,6 +20,14 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/resolve"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// The audit annotation keys every decision carries (spec 03 §5).
+const (
+	// AuditRevision is the revision of the installation that decided.
+	AuditRevision = "revision"
+	// AuditDecisionID is the decision id, as in the decider's decision log line.
+	AuditDecisionID = "decision-id"
 )
 
 // Service implements deciderv1.DeciderServiceServer.
@@ -35,6 +44,8 @@ type Service struct {
 	// answers the plan view without computing the values it would not send
 	// (resolve.DecidePlanWithClasses).
 	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
+	// maxAnswer bounds an answer's encoded size (0 = unbounded); see LimitAnswers.
+	maxAnswer int
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -52,6 +63,17 @@ func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Se
 // holds no set yet (the watch's first sync), Decide answers Unavailable.
 func (s *Service) WithClasses(cs *classes.Store) *Service {
 	s.classes = cs
+	return s
+}
+
+// LimitAnswers bounds the encoded size of every Decide answer to budget
+// bytes, the message budget both ends of the gRPC hop hold to
+// (msgbudget.Bytes of --max-request-bytes): an answer above it is replaced by
+// a DynamicConfigMalformed refusal of the pod, so that a big pod is refused
+// for what it is instead of looking like a decider outage at the front door.
+// It returns s.
+func (s *Service) LimitAnswers(budget int) *Service {
+	s.maxAnswer = budget
 	return s
 }
 
@@ -98,22 +120,29 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		d.InstallationRevision = inst.Revision
 	}
 	d.Cluster, d.Caller = cluster, caller
-	if d.AuditAnnotations["revision"] == "" || (cluster != "" && d.AuditAnnotations["cluster"] == "") {
-		annotations := make(map[string]string, len(d.AuditAnnotations)+2)
-		for k, v := range d.AuditAnnotations {
-			annotations[k] = v
-		}
-		if annotations["revision"] == "" {
-			annotations["revision"] = d.InstallationRevision
-		}
-		// The cluster is written only when known: named by the request or
-		// the decider's own --cluster-name (docs/multi-cluster.md).
-		if cluster != "" {
-			annotations["cluster"] = cluster
-		}
-		d.AuditAnnotations = annotations
+	// Every answer names the installation that decided and the decision, so
+	// an audit-log line leads straight to the decision's log line.
+	annotations := make(map[string]string, len(d.AuditAnnotations)+3)
+	for k, v := range d.AuditAnnotations {
+		annotations[k] = v
 	}
+	if annotations[AuditRevision] == "" {
+		annotations[AuditRevision] = d.InstallationRevision
+	}
+	annotations[AuditDecisionID] = id
+	// The cluster is written only when known: named by the request or
+	// the decider's own --cluster-name (docs/multi-cluster.md).
+	if cluster != "" && annotations["cluster"] == "" {
+		annotations["cluster"] = cluster
+	}
+	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
+	if s.maxAnswer > 0 {
+		if size := proto.Size(resp); size > s.maxAnswer {
+			d = oversized(&d, size, s.maxAnswer)
+			resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
+		}
+	}
 
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
@@ -133,4 +162,27 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 		out.Classes, out.ClassesRevision = classesToProto(set), set.Revision
 	}
 	return out, nil
+}
+
+// CheckAnswerSize is the check id of the refusal of an answer above the
+// message budget.
+const CheckAnswerSize = "answer.size"
+
+// oversized is the refusal that replaces an answer of size bytes above the
+// budget: the same decision id, revision and audit annotations, no plan.
+func oversized(d *decision.Decision, size, budget int) decision.Decision {
+	return decision.Decision{
+		DecisionID:           d.DecisionID,
+		InstallationRevision: d.InstallationRevision,
+		AuditAnnotations:     d.AuditAnnotations,
+		Outcome:              decision.OutcomeRefuse,
+		Refusals: []decision.Refusal{{
+			Reason:   decision.ReasonMalformed,
+			Slug:     resolve.SlugMalformed,
+			HTTPCode: 400,
+			Check:    CheckAnswerSize,
+			Message: fmt.Sprintf("dynamic-config.rs: the decision for this pod is %d bytes, above the %d-byte message budget "+
+				"(twice --max-request-bytes); the values its annotations carry are too large", size, budget),
+		}},
+	}
 }

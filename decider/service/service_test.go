@@ -173,6 +173,9 @@ func TestDecideAnswers(t *testing.T) {
 		if d.GetAuditAnnotations()["revision"] != inst.Revision {
 			t.Errorf("audit annotation revision = %q, want %q", d.GetAuditAnnotations()["revision"], inst.Revision)
 		}
+		if d.GetAuditAnnotations()["decision-id"] != d.GetDecisionId() {
+			t.Errorf("audit annotation decision-id = %q, want the decision id %q", d.GetAuditAnnotations()["decision-id"], d.GetDecisionId())
+		}
 	}
 	if len(ids) != 3 {
 		t.Errorf("decision ids repeat: %v", ids)

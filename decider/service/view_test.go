@@ -25,7 +25,13 @@ func TestDecisionViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := resp.GetDecision()
-		d.DecisionId = "" // the only field that differs between two calls
+		// The decision id (and its audit annotation) is the only thing
+		// that differs between two calls.
+		if d.GetAuditAnnotations()["decision-id"] != d.GetDecisionId() {
+			t.Fatalf("audit annotation decision-id %q, decision id %q", d.GetAuditAnnotations()["decision-id"], d.GetDecisionId())
+		}
+		d.DecisionId = ""
+		delete(d.AuditAnnotations, "decision-id")
 		return d
 	}
 	full := decide(t, deciderv1.Purpose_PURPOSE_MUTATE, deciderv1.DecisionView_DECISION_VIEW_FULL)

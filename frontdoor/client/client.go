@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // serviceConfig spreads calls over every address the resolver returns (the
@@ -42,6 +43,11 @@ type Config struct {
 	// TokenFile holds the bearer token sent with every call (re-read when it
 	// changes). With Plaintext it is refused unless the target is loopback.
 	TokenFile string
+	// MaxMessageBytes bounds every message sent and received: the budget of
+	// --max-request-bytes (msgbudget.Bytes; 0 = the default budget), the
+	// same number the decider holds to, so that no answer the decider sends
+	// is refused here for its size.
+	MaxMessageBytes int
 }
 
 // Client is a connection to the decider.
@@ -55,8 +61,13 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Target == "" {
 		return nil, errors.New("decider client: the target is empty")
 	}
+	budget := cfg.MaxMessageBytes
+	if budget <= 0 {
+		budget = msgbudget.Bytes(0)
+	}
 	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)),
 		// Fixed flow-control windows turn off the BDP estimator, whose pings
 		// otherwise cross the connection with almost every call.
 		grpc.WithInitialWindowSize(flowWindow),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -14,6 +15,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // admission is one review being answered, and what its log line says.
@@ -75,7 +77,7 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	a.routed(obj)
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE)
 	if f != nil {
-		return a.failed(f)
+		return a.failedOrTooLarge(f)
 	}
 	return a.decided(d, obj)
 }
@@ -103,7 +105,7 @@ func (a *admission) validate(ctx context.Context) *review.Response {
 	}
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE)
 	if f != nil {
-		return a.failed(f)
+		return a.failedOrTooLarge(f)
 	}
 	return a.decided(d, obj)
 }
@@ -123,6 +125,16 @@ type failure struct {
 	// code is the gRPC code name of a failed RPC; empty for an unusable answer.
 	code   string
 	detail string
+	// oversized is set when a message of the call did not fit the budget
+	// (gRPC's own words): the pod is refused as malformed, no decider error.
+	oversized string
+}
+
+// tooLarge reports whether err is gRPC's refusal of a message above a size
+// limit, on either end of the call (sending or receiving).
+func tooLarge(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "message larger than max")
 }
 
 // decide calls the decider with the deadline min(timeout, request context)
@@ -144,6 +156,11 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	a.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rpc)
+	if tooLarge(err) {
+		// The pod's question or its answer does not fit the message budget
+		// of --max-request-bytes: the pod is too big, the decider is fine.
+		return nil, &failure{oversized: status.Convert(err).Message()}
+	}
 	if err != nil {
 		detail := status.Convert(err).Message()
 		if code == codes.DeadlineExceeded {
@@ -239,9 +256,13 @@ func auditAnnotations(d *deciderv1.Decision) map[string]string {
 	for k, v := range d.GetAuditAnnotations() {
 		out[k] = v
 	}
-	// Every decided answer names the installation that decided (03 §5).
-	if _, ok := out["revision"]; !ok && d.GetInstallationRevision() != "" {
-		out["revision"] = d.GetInstallationRevision()
+	// Every decided answer names the installation that decided and the
+	// decision (03 §5), so an audit-log line leads to the decision log line.
+	if _, ok := out[auditRevision]; !ok && d.GetInstallationRevision() != "" {
+		out[auditRevision] = d.GetInstallationRevision()
+	}
+	if _, ok := out[auditDecisionID]; !ok && d.GetDecisionId() != "" {
+		out[auditDecisionID] = d.GetDecisionId()
 	}
 	if len(out) == 0 {
 		return nil
@@ -249,6 +270,9 @@ func auditAnnotations(d *deciderv1.Decision) map[string]string {
 	return out
 }
 
+// warnings are the decision's warnings, fitted to the API server's limits
+// (each ≤ 256 bytes, all ≤ 4096 bytes): the decision keeps them whole for
+// explain and the log; the answer carries what the API server passes on.
 func warnings(d *deciderv1.Decision) []string {
 	if len(d.GetWarnings()) == 0 {
 		return nil
@@ -257,7 +281,7 @@ func warnings(d *deciderv1.Decision) []string {
 	for i, w := range d.GetWarnings() {
 		out[i] = w.GetMessage()
 	}
-	return out
+	return review.FitWarnings(out)
 }
 
 func refusalLabel(r *deciderv1.Refusal) string {
@@ -280,6 +304,8 @@ const (
 	slugDeciderUnavailable  = "DynamicConfigDeciderUnavailable"
 	slugInternal            = "DynamicConfigInternal"
 	auditDeciderUnavailable = "decider-unavailable"
+	auditRevision           = "revision"
+	auditDecisionID         = "decision-id"
 	unusableAnswer          = "unusable-answer"
 	detailInternal          = "internal error"
 	maxDetail               = 200
@@ -293,12 +319,13 @@ func (a *admission) failed(f *failure) *review.Response {
 		what = "this " + a.kind + " could not be checked against the environment-variable policy"
 	}
 	detail := cut(redactURL(f.detail), maxDetail)
-	var cause string
-	if f.code != "" {
-		cause = fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
-	} else {
-		cause = fmt.Sprintf("the decider's answer could not be used (%s)", detail)
+	causeOf := func(detail string) string {
+		if f.code != "" {
+			return fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
+		}
+		return fmt.Sprintf("the decider's answer could not be used (%s)", detail)
 	}
+	cause := causeOf(detail)
 	a.reason, a.check, a.patchOps = "", "", 0
 	resp := &review.Response{UID: a.req.UID}
 	if a.h.allowOnError[a.webhook] {
@@ -307,7 +334,16 @@ func (a *admission) failed(f *failure) *review.Response {
 			code = unusableAnswer
 		}
 		resp.Allowed = true
-		resp.Warnings = []string{fmt.Sprintf("dynamic-config.rs: %s; admitted without a decision because this front door is set to %s=allow", cause, flag)}
+		warning := func(detail string) string {
+			return fmt.Sprintf("dynamic-config.rs: %s; admitted without a decision because this front door is set to %s=allow", causeOf(detail), flag)
+		}
+		w := warning(detail)
+		if over := len(w) - review.MaxWarningBytes; over > 0 {
+			// The detail gives way, so that the warning still says why the
+			// pod was admitted and which flag did it (API server limits).
+			w = warning(cutBytes(detail, len(detail)-over-len("…")) + "…")
+		}
+		resp.Warnings = []string{w}
 		resp.AuditAnnotations = map[string]string{auditDeciderUnavailable: code}
 		a.outcome = metrics.OutcomeDeciderErrorAllowed
 	} else {
@@ -324,6 +360,17 @@ func (a *admission) failed(f *failure) *review.Response {
 	a.warnings = len(resp.Warnings)
 	a.done(slog.LevelWarn, slog.String("grpc_code", f.code), slog.String("detail", detail))
 	return resp
+}
+
+// failedOrTooLarge answers a call that gave no usable decision: a message
+// above the budget refuses the pod as malformed (issue 17), anything else
+// follows the failure rules.
+func (a *admission) failedOrTooLarge(f *failure) *review.Response {
+	if f.oversized == "" {
+		return a.failed(f)
+	}
+	return a.malformed(fmt.Errorf("this %s is too large to decide within the %d-byte message budget (twice --max-request-bytes=%d): %s",
+		a.kind, msgbudget.Bytes(a.h.maxRequestBytes), a.h.maxRequestBytes, f.oversized))
 }
 
 // unusable answers a review whose handling panicked after it was decoded.

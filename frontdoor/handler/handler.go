@@ -20,19 +20,16 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // Defaults of the flags the handler honours (spec 07 §1.2).
 const (
 	DefaultTimeout = 2 * time.Second
-	// DefaultMaxRequestBytes is 7 MiB. The API server caps an object it
-	// stores at about 1.5 MiB (etcd's request limit) and sends it in an
-	// AdmissionReview up to twice (object and oldObject on UPDATE), plus
-	// the envelope and JSON escaping growth; 7 MiB leaves headroom for all
-	// of that while bounding what one request can make this process buffer
-	// (the kube-apiserver itself bounds request bodies at 3 MiB for writes,
+	// DefaultMaxRequestBytes is 7 MiB (msgbudget.DefaultMaxRequestBytes;
+	// the kube-apiserver itself bounds request bodies at 3 MiB for writes,
 	// so a bigger review is not a real object).
-	DefaultMaxRequestBytes = 7 << 20
+	DefaultMaxRequestBytes = msgbudget.DefaultMaxRequestBytes
 )
 
 // The failure behaviours of --on-decider-error and --on-decider-error-validate.

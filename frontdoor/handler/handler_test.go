@@ -78,6 +78,8 @@ func TestUnreadableRequests(t *testing.T) {
 		{"a body that is not JSON is refused with 400", http.MethodPost, "application/json; charset=utf-8", "nope", 400, "the body is not JSON"},
 		{"a v1beta1 review is refused with 400", http.MethodPost, "application/json", `{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}}`, 400, `apiVersion "admission.k8s.io/v1beta1"`},
 		{"a review without a request is refused with 400", http.MethodPost, "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, 400, "carries no request"},
+		{"a review without request.uid is refused with 400 naming the field", http.MethodPost, "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"object":{"kind":"Pod"}}}`, 400, "request.uid"},
+		{"a body that is a JSON array is refused with 400 and a clean message", http.MethodPost, "application/json", `[1,2,3]`, 400, "the body is not an AdmissionReview: it is a JSON array, not an object"},
 		{"a request of the wrong shape is refused with 400", http.MethodPost, "application/json", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":7}}`, 400, "wrong type"},
 	}
 	for _, tt := range tests {
@@ -259,7 +261,7 @@ func TestRefusalIsAlwaysDenied(t *testing.T) {
 			h := New(Config{Decider: client, OnDeciderError: flag})
 			_, body := answer(t, h, PathMutate, requestReview(t, podRequest("u", example1Pod)))
 			want := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,` +
-				`"auditAnnotations":{"revision":"` + revision + `"},"status":{"code":400,` +
+				`"auditAnnotations":{"decision-id":"d-2","revision":"` + revision + `"},"status":{"code":400,` +
 				`"message":"dynamic-config.rs/watch-seconds is \"5\", but the installation pins it to \"30\"","reason":"DynamicConfigPinned"},` +
 				`"uid":"u","warnings":["collected before"]}}`
 			if body != want {

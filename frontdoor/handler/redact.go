@@ -1,6 +1,9 @@
 package handler
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // redactURL hides URL userinfo (spec 04 §3.2) in details that reach an
 // answer or a log line: for every "://", the authority runs to the first
@@ -49,4 +52,19 @@ func cut(s string, n int) string {
 		count++
 	}
 	return s
+}
+
+// cutBytes returns the longest prefix of s of at most n bytes that ends on a
+// character boundary.
+func cutBytes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -7,6 +7,7 @@ package httpserver
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log/slog"
@@ -41,6 +42,11 @@ type Config struct {
 	Logger *slog.Logger
 	// ShutdownGrace bounds the drain on shutdown (default 30s).
 	ShutdownGrace time.Duration
+	// ClientCAs, when set (--client-ca), authenticates the API server:
+	// /mutate and /validate answer only a caller whose TLS client
+	// certificate verifies against it (401 otherwise); /healthz, /readyz
+	// and /metrics stay open to the kubelet's probes. It needs Certs.
+	ClientCAs *x509.CertPool
 	// Pprof adds net/http/pprof under /debug/pprof/ on the ops listener
 	// (ServeOps) only (--pprof).
 	Pprof bool
@@ -65,8 +71,12 @@ func New(cfg Config) *Server {
 	}
 	mux := http.NewServeMux()
 	if cfg.Admission != nil {
-		mux.Handle("/mutate", cfg.Admission)
-		mux.Handle("/validate", cfg.Admission)
+		admission := cfg.Admission
+		if cfg.ClientCAs != nil {
+			admission = requireClientCertificate(admission, cfg.Logger)
+		}
+		mux.Handle("/mutate", admission)
+		mux.Handle("/validate", admission)
 	}
 	addOps(mux, cfg.Certs, cfg.Gatherer)
 	return &Server{cfg: cfg, mux: mux}
@@ -134,7 +144,13 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 // drain.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.Certs != nil {
-		ln = tls.NewListener(ln, s.cfg.Certs.ServerConfig())
+		tc := s.cfg.Certs.ServerConfig()
+		if s.cfg.ClientCAs != nil {
+			// Verified when given; required on the admission paths only
+			// (requireClientCertificate), so the kubelet's probes still pass.
+			tc.ClientAuth, tc.ClientCAs = tls.VerifyClientCertIfGiven, s.cfg.ClientCAs
+		}
+		ln = tls.NewListener(ln, tc)
 	}
 	return serve(ctx, s.httpServer(s.mux), ln, s.cfg.ShutdownGrace)
 }
@@ -176,4 +192,22 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Du
 		return serr
 	}
 	return err
+}
+
+// bodyClientCertificateRequired answers an admission request that did not
+// present a verified client certificate.
+const bodyClientCertificateRequired = "a client certificate is required: this front door authenticates the API server (--client-ca)"
+
+// requireClientCertificate serves next only to a caller whose TLS client
+// certificate verified against the configured CA; anyone else gets 401.
+func requireClientCertificate(next http.Handler, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+			logger.Warn("admission request without a client certificate refused", "path", r.URL.Path, "remote", r.RemoteAddr)
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			text(w, http.StatusUnauthorized, bodyClientCertificateRequired)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -111,6 +111,9 @@ func Decode(body []byte) (*Request, error) {
 		var syntax *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
+		case errors.As(err, &typ) && typ.Field == "":
+			// The body as a whole is not an object (an array, a string, …).
+			return nil, &DecodeError{fmt.Sprintf("the body is not an AdmissionReview: it is a JSON %s, not an object", typ.Value)}
 		case errors.As(err, &typ):
 			return nil, &DecodeError{fmt.Sprintf("the body is not an AdmissionReview: %s has the wrong type (%s)", typ.Field, typ.Value)}
 		case errors.As(err, &syntax):
@@ -125,6 +128,11 @@ func Decode(body []byte) (*Request, error) {
 	}
 	if rv.Request == nil {
 		return nil, &DecodeError{"the AdmissionReview carries no request"}
+	}
+	if rv.Request.UID == "" {
+		// The answer must echo the uid; without one the API server cannot
+		// match it, so the review is refused like one without a request.
+		return nil, &DecodeError{"the AdmissionReview request carries no uid: request.uid is missing or empty"}
 	}
 	return rv.Request, nil
 }

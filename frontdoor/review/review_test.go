@@ -38,6 +38,13 @@ func TestDecode(t *testing.T) {
 		{"a review without a request is refused", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{}}`, "carries no request"},
 		{"a field of the wrong type is refused", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"dryRun":"yes"}}`, "request.dryRun has the wrong type"},
 		{"a JSON array is refused", `[]`, "the body is not an AdmissionReview"},
+		{"a JSON array of numbers is named as an array, without an empty field name", `[1,2,3]`,
+			"the body is not an AdmissionReview: it is a JSON array, not an object"},
+		{"a JSON string is named as a string", `"review"`, "the body is not an AdmissionReview: it is a JSON string, not an object"},
+		{"a request without a uid is refused naming request.uid", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"object":{"a":1}}}`,
+			"request.uid is missing or empty"},
+		{"a request with an empty uid is refused naming request.uid", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":""}}`,
+			"request.uid is missing or empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +56,9 @@ func TestDecode(t *testing.T) {
 				return
 			}
 			var de *DecodeError
+			if err != nil && strings.Contains(err.Error(), "  ") {
+				t.Errorf("the message has a double space: %q", err)
+			}
 			if !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("Decode() error = %v, want a DecodeError containing %q", err, tt.wantErr)
 			}
@@ -57,7 +67,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestNullObjectIsAbsent(t *testing.T) {
-	req, err := Decode([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"object":null,"oldObject":null}}`))
+	req, err := Decode([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":null,"oldObject":null}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

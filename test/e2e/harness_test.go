@@ -48,6 +48,9 @@ type cluster struct {
 	kubeconfig string
 	serverURL  string
 	token      string
+	// webhookClientCA is the CA of the client certificate the API server
+	// presents to admission webhooks that ask for one (issue 17).
+	webhookClientCA string
 }
 
 var theCluster *cluster
@@ -174,6 +177,11 @@ func (c *cluster) start(etcdBin, apiserverBin string) (func(), error) {
 	if err := writeServiceAccountKeys(saKey, saPub); err != nil {
 		return stop, err
 	}
+	admissionConfig, webhookClientCA, err := writeWebhookClientAuth(filepath.Join(pki, "webhook-client"))
+	if err != nil {
+		return stop, err
+	}
+	c.webhookClientCA = webhookClientCA
 	apiPort, err := onePort()
 	if err != nil {
 		return stop, err
@@ -194,6 +202,7 @@ func (c *cluster) start(etcdBin, apiserverBin string) (func(), error) {
 		"--service-cluster-ip-range", "10.96.0.0/24",
 		// No controller-manager runs, so no namespace gets a default ServiceAccount.
 		"--disable-admission-plugins", "ServiceAccount",
+		"--admission-control-config-file", admissionConfig,
 		"--endpoint-reconciler-type", "none",
 		"--audit-policy-file", auditPolicy,
 		"--audit-log-path", c.auditLog,

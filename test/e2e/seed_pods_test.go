@@ -196,8 +196,14 @@ func TestTheNineSeedPodsAreStoredWithTheirAgents(t *testing.T) {
 			if rev := audit[injectWebhookName+"/revision"]; !revisionPattern.MatchString(rev) {
 				t.Errorf("audit annotation %s/revision = %q; want sha256:<64 hex digits> (all: %v)", injectWebhookName, rev, audit)
 			}
+			// Issue 17: and the decision, so the audit line leads to the decision log line.
+			if id := audit[injectWebhookName+"/decision-id"]; !decisionIDPattern.MatchString(id) {
+				t.Errorf("audit annotation %s/decision-id = %q; want a UUID (all: %v)", injectWebhookName, id, audit)
+			}
 		})
 	}
 }
 
 var revisionPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+var decisionIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)

@@ -59,6 +59,10 @@
   value: /decider-token/token
 {{- end }}
 {{- end }}
+{{- if $f.clientCA.configMap }}
+- name: DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA
+  value: {{ printf "/client-ca/%s" $f.clientCA.key | quote }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.ports" -}}
@@ -82,7 +86,8 @@ livenessProbe:
   failureThreshold: 3
 {{- end -}}
 
-{{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls. */}}
+{{/* The serving pair at /tls; the client pair and the CA that verifies the decider at /decider-tls;
+     with frontdoor.clientCA.configMap, the CA of the API server's client certificate at /client-ca. */}}
 {{- define "dynamic-config.frontdoor.volumes" -}}
 - name: tls
   secret:
@@ -112,6 +117,11 @@ livenessProbe:
     secretName: {{ .Values.decider.auth.token.secretName }}
 {{- end }}
 {{- end }}
+{{- with .Values.frontdoor.clientCA.configMap }}
+- name: client-ca
+  configMap:
+    name: {{ . }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.volumeMounts" -}}
@@ -132,6 +142,11 @@ livenessProbe:
 {{- if or (and (not $r.enabled) .Values.decider.auth.token.enabled) (and $r.enabled $r.tokenSecret.name) }}
 - name: decider-token
   mountPath: /decider-token
+  readOnly: true
+{{- end }}
+{{- if .Values.frontdoor.clientCA.configMap }}
+- name: client-ca
+  mountPath: /client-ca
   readOnly: true
 {{- end }}
 {{- end -}}
