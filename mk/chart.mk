@@ -5,7 +5,7 @@
 # pinned in tools/helm/go.mod) into CHART_TOOLS_DIR, once per version; a cold build of helm
 # takes a few minutes on two cores, a warm one nothing.
 #
-#   make chart-lint            helm lint (defaults, and every feature on) with --strict
+#   make chart-lint            helm lint (defaults, every feature on, the remote front door) with --strict
 #   make chart-test            helm-unittest suites, the rendered manifests, the kustomize
 #                              checks and the two-doors test (chart values == kustomize
 #                              variables == check-installation --values; a typo fails)
@@ -31,9 +31,10 @@ chart-tools: ## build helm, helm-unittest (as a helm plugin) and kustomize, cach
 	@start=$$(date +%s); tools/helm/build.sh "$(CHART_TOOLS_DIR)" && \
 	echo "chart-tools: ready in $(CHART_TOOLS_DIR) ($$(( $$(date +%s) - start ))s)"
 
-chart-lint: chart-tools ## helm lint --strict, with the default values and with every feature on
+chart-lint: chart-tools ## helm lint --strict, with the default values, every feature on, and the remote front door
 	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR)
 	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR) -f $(CHART_DIR)/tests/values/all-features.yaml
+	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR) -f $(CHART_DIR)/tests/values/remote-frontdoor.yaml
 
 chart-render: chart-tools ## render the chart (defaults, every feature) and the kustomize tree into CHART_RENDER_DIR
 	@$(CHART_ENV) CHART_TOOLS_DIR="$(CHART_TOOLS_DIR)" tools/helm/chart-test.sh render "$(CHART_DIR)" "$(CHART_RENDER_DIR)" "$(CHART_WORK_DIR)"

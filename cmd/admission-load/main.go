@@ -94,6 +94,15 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	switch o.logLevel {
+	case "debug", "info":
+	case "warn", "error":
+		if o.profileDir != "" {
+			return nil, fmt.Errorf("-profile needs -log-level info or debug (the profiles are fetched from the metrics listeners the info lines name)")
+		}
+	default:
+		return nil, fmt.Errorf("-log-level is %q: debug, info, warn or error", o.logLevel)
+	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -179,7 +188,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "method: closed loop, keep-alive HTTPS/1.1, one connection per worker, corpus of %d pods round robin; warm-up %s, window %s per cell\n",
 		len(corpus), o.warmup, o.window)
 
-	targets, err := startTargets(o, tlsFiles.CertFile, tlsFiles.KeyFile)
+	targets, err := startTargets(o, dir, tlsFiles.CertFile, tlsFiles.KeyFile)
 	defer func() {
 		for _, t := range targets {
 			t.stop()
@@ -250,7 +259,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // startTargets starts every target's processes.
-func startTargets(o *options, certFile, keyFile string) ([]*target, error) {
+func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -263,13 +272,23 @@ func startTargets(o *options, certFile, keyFile string) ([]*target, error) {
 	out = append(out, &target{name: targetFloor, children: []*child{floor}, url: "https://" + floor.addrs["listen"]})
 
 	common := []string{"--log-format", "json", "--log-level", o.logLevel}
+	// At warn and error the children do not log where they listen: the
+	// decider then runs without a metrics listener and the addresses are
+	// read from /proc (the sole listener) and serve's --addr-file.
+	quiet := o.logLevel != "info" && o.logLevel != "debug"
 	var pprof []string
 	if o.profileDir != "" {
 		pprof = []string{"--pprof"}
 	}
-	deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-		"--plaintext", "--installation", o.installation}, common...)
-	decider, err := startChild("decider", o.binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
+	var decider *child
+	if quiet {
+		decider, err = startChildPolled("decider", o.binary, append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "",
+			"--plaintext", "--installation", o.installation}, common...), soleListener("decider"))
+	} else {
+		deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+			"--plaintext", "--installation", o.installation}, common...)
+		decider, err = startChild("decider", o.binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -282,7 +301,12 @@ func startTargets(o *options, certFile, keyFile string) ([]*target, error) {
 		frontdoorArgs = append(frontdoorArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
 		want = append(want, "metrics")
 	}
-	frontdoor, err := startChild("frontdoor", o.binary, frontdoorArgs, want, jsonAnnounce)
+	var frontdoor *child
+	if quiet {
+		frontdoor, err = startChildPolled("frontdoor", o.binary, frontdoorArgs, soleListener("listen"))
+	} else {
+		frontdoor, err = startChild("frontdoor", o.binary, frontdoorArgs, want, jsonAnnounce)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -296,7 +320,13 @@ func startTargets(o *options, certFile, keyFile string) ([]*target, error) {
 		serveArgs = append(serveArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
 		want = append(want, "metrics")
 	}
-	serve, err := startChild("serve", o.binary, serveArgs, want, jsonAnnounce)
+	var serve *child
+	if quiet {
+		file := filepath.Join(dir, "serve.addr")
+		serve, err = startChildPolled("serve", o.binary, append(serveArgs, "--addr-file", file), addrFile(file))
+	} else {
+		serve, err = startChild("serve", o.binary, serveArgs, want, jsonAnnounce)
+	}
 	if err != nil {
 		return out, err
 	}

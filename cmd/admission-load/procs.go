@@ -129,6 +129,102 @@ func childEnv() []string {
 	return env
 }
 
+// startChildPolled starts path with args and polls find (every 20 ms)
+// until it names the child's addresses: for children that log nothing at
+// info (-log-level warn or error).
+func startChildPolled(name, path string, args []string, find func(pid int) (map[string]string, bool)) (*child, error) {
+	cmd := exec.Command(path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Env = childEnv()
+	c := &child{name: name, cmd: cmd, tail: &tailBuffer{}, addrs: map[string]string{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = c.tail, c.tail
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	go func() {
+		cmd.Wait()
+		close(c.exited)
+	}()
+	deadline := time.After(startTimeout)
+	for {
+		if addrs, ok := find(cmd.Process.Pid); ok {
+			c.addrs = addrs
+			return c, nil
+		}
+		select {
+		case <-c.exited:
+			return nil, fmt.Errorf("%s exited before it listened: %s", name, c.tail.String())
+		case <-deadline:
+			c.stop()
+			return nil, fmt.Errorf("%s did not listen within %s: %s", name, startTimeout, c.tail.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// soleListener finds the one IPv4 TCP socket pid listens on, from
+// /proc/PID/fd and /proc/net/tcp, and names it key.
+func soleListener(key string) func(pid int) (map[string]string, bool) {
+	return func(pid int) (map[string]string, bool) {
+		fds, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+		if err != nil {
+			return nil, false
+		}
+		inodes := map[string]bool{}
+		for _, fd := range fds {
+			link, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd.Name())
+			if inode, ok := strings.CutPrefix(link, "socket:["); err == nil && ok {
+				inodes[strings.TrimSuffix(inode, "]")] = true
+			}
+		}
+		table, err := os.ReadFile("/proc/net/tcp")
+		if err != nil {
+			return nil, false
+		}
+		var found []string
+		for _, line := range strings.Split(string(table), "\n")[1:] {
+			f := strings.Fields(line)
+			// sl local_address rem_address st … inode (field 10)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+				continue
+			}
+			hostHex, portHex, ok := strings.Cut(f[1], ":")
+			host, err1 := strconv.ParseUint(hostHex, 16, 32)
+			port, err2 := strconv.ParseUint(portHex, 16, 16)
+			if !ok || err1 != nil || err2 != nil {
+				continue
+			}
+			// The address is little-endian on the architectures Go runs this on.
+			found = append(found, fmt.Sprintf("%d.%d.%d.%d:%d", host&0xff, host>>8&0xff, host>>16&0xff, host>>24, port))
+		}
+		if len(found) != 1 {
+			return nil, false
+		}
+		return map[string]string{key: found[0]}, true
+	}
+}
+
+// addrFile reads serve's --addr-file (frontdoor=<url>, decider=<addr>).
+func addrFile(path string) func(int) (map[string]string, bool) {
+	return func(int) (map[string]string, bool) {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, false
+		}
+		out := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				out[k] = v
+			}
+		}
+		front, ok := out["frontdoor"]
+		if !ok {
+			return nil, false
+		}
+		return map[string]string{"listen": strings.TrimPrefix(front, "https://")}, true
+	}
+}
+
 // stop sends SIGTERM and kills the child when it has not exited in 5s.
 func (c *child) stop() {
 	if c == nil || c.cmd.Process == nil {

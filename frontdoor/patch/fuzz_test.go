@@ -114,6 +114,15 @@ func FuzzBuild(f *testing.F) {
 		}
 		doc, pod := podFromShape(bits, names)
 		p, err := Build(plan, pod)
+		// The bytes (or the refusal) are the reference builder's: map values
+		// through encoding/json (reference_test.go).
+		want, werr := referenceBuild(plan, pod)
+		switch {
+		case (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()):
+			t.Fatalf("Build() error %v, the reference's %v", err, werr)
+		case err == nil && string(p.JSON) != string(want):
+			t.Fatalf("Build() wrote\n%s\nthe reference\n%s", p.JSON, want)
+		}
 		if err != nil {
 			var unfitErr *UnfitError
 			if !errors.As(err, &unfitErr) {

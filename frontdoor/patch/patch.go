@@ -6,6 +6,7 @@ package patch
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -56,11 +57,12 @@ func unfit(format string, args ...any) error {
 }
 
 // Op is one operation. Its members are declared in ascending byte order of
-// their JSON names (op, path, value); Value is nil for remove.
+// their JSON names (op, path, value); Value is the value's compact JSON, nil
+// for remove.
 type Op struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Patch is the result: the compact JSON array and its ops.
@@ -90,7 +92,7 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	if !pod.SpecPresent {
 		return nil, unfit("the pod has no spec to patch")
 	}
-	b := builder{pod: pod}
+	b := builder{pod: pod, ops: make([]Op, 0, 16)}
 
 	// 1. The status annotation.
 	sa := plan.GetStatusAnnotation()
@@ -98,9 +100,9 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		return nil, unfit("the plan carries no status annotation")
 	}
 	if !pod.AnnotationsPresent {
-		b.add(pathAnnotations, map[string]any{})
+		b.add(pathAnnotations, emptyObject)
 	}
-	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), sa.GetValue()) // RFC 6901
+	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
 
 	// 2. Volumes.
 	for i, v := range plan.GetVolumes() {
@@ -125,7 +127,7 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 
 	// 4. The image pull secret.
 	if s := plan.GetImagePullSecret(); s != "" {
-		b.appendTo(pathImagePullSecrets, pod.ImagePullSecretsPresent, map[string]any{"name": s})
+		b.appendTo(pathImagePullSecrets, pod.ImagePullSecretsPresent, nameOnly(s))
 	}
 
 	// 5. The command rewrite of env-inject.
@@ -188,10 +190,14 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	return &Patch{Ops: b.ops, JSON: raw}, nil
 }
 
-// encodeOps writes the ops as review.Marshal would ([]Op through
-// encoding/json: op, path, then value unless nil), without reflection.
+// encodeOps writes the ops as encoding/json writes []Op: op, path, then the
+// value unless nil.
 func encodeOps(ops []Op) ([]byte, error) {
-	out := make([]byte, 0, 256*len(ops))
+	size := 2
+	for i := range ops {
+		size += 32 + len(ops[i].Path) + len(ops[i].Value)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, '[')
 	for i := range ops {
 		op := &ops[i]
@@ -199,15 +205,12 @@ func encodeOps(ops []Op) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"op":`...)
-		out, _ = review.AppendValue(out, op.Op)
+		out = review.AppendString(out, op.Op)
 		out = append(out, `,"path":`...)
-		out, _ = review.AppendValue(out, op.Path)
+		out = review.AppendString(out, op.Path)
 		if op.Value != nil {
 			out = append(out, `,"value":`...)
-			var err error
-			if out, err = review.AppendValue(out, op.Value); err != nil {
-				return nil, err
-			}
+			out = append(out, op.Value...)
 		}
 		out = append(out, '}')
 	}
@@ -220,11 +223,11 @@ type builder struct {
 	created map[string]bool // absent arrays this patch already created
 }
 
-func (b *builder) op(op, path string, value any) {
+func (b *builder) op(op, path string, value json.RawMessage) {
 	b.ops = append(b.ops, Op{Op: op, Path: path, Value: value})
 }
 
-func (b *builder) add(path string, value any) { b.op("add", path, value) }
+func (b *builder) add(path string, value json.RawMessage) { b.op("add", path, value) }
 
 // ensureArray emits "add <path> []" once per patch for an absent array.
 func (b *builder) ensureArray(path string, present bool) {
@@ -235,10 +238,10 @@ func (b *builder) ensureArray(path string, present bool) {
 		b.created = map[string]bool{}
 	}
 	b.created[path] = true
-	b.add(path, []any{})
+	b.add(path, emptyArray)
 }
 
-func (b *builder) appendTo(path string, present bool, value any) {
+func (b *builder) appendTo(path string, present bool, value json.RawMessage) {
 	b.ensureArray(path, present)
 	b.add(path+"/-", value)
 }
@@ -257,13 +260,4 @@ func (b *builder) container(i int32, name, what string) (*Container, error) {
 
 func containerPath(i int32) string {
 	return pathContainers + "/" + strconv.Itoa(int(i))
-}
-
-// stringList is a string array value: written as a JSON array (never
-// null), without copying the strings into []any.
-func stringList(ss []string) []string {
-	if ss == nil {
-		return []string{}
-	}
-	return ss
 }

@@ -1,190 +1,298 @@
 package patch
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
-// The op values are built as map[string]any, which encoding/json writes with
-// member names in ascending byte order (spec 03 §4.4). Unset members are left
-// out: no null, no empty array or object. Integers stay Go integers so they
-// are written as JSON numbers; quantities and the port name stay strings.
+// The op values are written as compact JSON directly, member names in
+// ascending byte order (spec 03 §4.4) — the order of the calls below. Unset
+// members are left out: no null, no empty array or object. Integers are
+// JSON numbers; quantities and the port name are strings. FuzzBuild holds
+// the bytes to encoding/json's for the same values (reference_test.go).
 
-func volume(v *deciderv1.Volume) (map[string]any, error) {
+// object writes one JSON object member by member; the caller adds members
+// in ascending byte order of their names.
+type object struct {
+	b []byte
+	n int
+}
+
+func newObject(sizeHint int) *object { return &object{b: append(make([]byte, 0, sizeHint), '{')} }
+
+func (o *object) name(k string) {
+	if o.n > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = review.AppendString(o.b, k)
+	o.b = append(o.b, ':')
+}
+
+func (o *object) str(k, v string) {
+	o.name(k)
+	o.b = review.AppendString(o.b, v)
+}
+
+// strIf writes a string member only when it is not empty.
+func (o *object) strIf(k, v string) {
+	if v != "" {
+		o.str(k, v)
+	}
+}
+
+func (o *object) int(k string, v int64) {
+	o.name(k)
+	o.b = strconv.AppendInt(o.b, v, 10)
+}
+
+func (o *object) bool(k string, v bool) {
+	o.name(k)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+func (o *object) raw(k string, v []byte) {
+	o.name(k)
+	o.b = append(o.b, v...)
+}
+
+func (o *object) strings(k string, v []string) {
+	o.name(k)
+	o.b = review.AppendStrings(o.b, v)
+}
+
+func (o *object) done() json.RawMessage { return append(o.b, '}') }
+
+// emptyObject and emptyArray are the values that create an absent member.
+var (
+	emptyObject = json.RawMessage(`{}`)
+	emptyArray  = json.RawMessage(`[]`)
+)
+
+func stringValue(s string) json.RawMessage { return review.AppendString(nil, s) }
+
+// stringList is a string array value: a JSON array, never null.
+func stringList(ss []string) json.RawMessage { return review.AppendStrings(nil, ss) }
+
+func nameOnly(name string) json.RawMessage {
+	o := newObject(16 + len(name))
+	o.str("name", name)
+	return o.done()
+}
+
+func volume(v *deciderv1.Volume) (json.RawMessage, error) {
 	if v.GetName() == "" {
 		return nil, errors.New("no name")
 	}
-	out := map[string]any{"name": v.GetName()}
+	o := newObject(96)
 	switch {
 	case v.GetEmptyDir() != nil:
-		ed := map[string]any{}
-		putString(ed, "medium", v.GetEmptyDir().GetMedium())
-		putString(ed, "sizeLimit", v.GetEmptyDir().GetSizeLimit())
-		out["emptyDir"] = ed
+		ed := newObject(48)
+		ed.strIf("medium", v.GetEmptyDir().GetMedium())
+		ed.strIf("sizeLimit", v.GetEmptyDir().GetSizeLimit())
+		o.raw("emptyDir", ed.done())
+		o.str("name", v.GetName())
 	case v.GetConfigMap() != nil:
 		if v.GetConfigMap().GetName() == "" {
 			return nil, fmt.Errorf("volume %q: configMap without a name", v.GetName())
 		}
-		out["configMap"] = map[string]any{"name": v.GetConfigMap().GetName()}
+		o.raw("configMap", nameOnly(v.GetConfigMap().GetName()))
+		o.str("name", v.GetName())
 	case v.GetSecret() != nil:
 		if v.GetSecret().GetSecretName() == "" {
 			return nil, fmt.Errorf("volume %q: secret without a secretName", v.GetName())
 		}
-		s := map[string]any{"secretName": v.GetSecret().GetSecretName()}
+		s := newObject(64)
 		if m := v.GetSecret().GetDefaultMode(); m != 0 {
-			s["defaultMode"] = m
+			s.int("defaultMode", int64(m))
 		}
-		out["secret"] = s
+		s.str("secretName", v.GetSecret().GetSecretName())
+		o.str("name", v.GetName())
+		o.raw("secret", s.done())
 	default:
 		return nil, fmt.Errorf("volume %q has no source", v.GetName())
 	}
-	return out, nil
+	return o.done(), nil
 }
 
-func mount(m *deciderv1.VolumeMount) map[string]any {
-	out := map[string]any{"mountPath": m.GetMountPath(), "name": m.GetName()}
+func mount(m *deciderv1.VolumeMount) json.RawMessage {
+	o := newObject(80)
+	o.str("mountPath", m.GetMountPath())
+	o.str("name", m.GetName())
 	if m.GetReadOnly() {
-		out["readOnly"] = true
+		o.bool("readOnly", true)
 	}
-	return out
+	return o.done()
 }
 
-func agent(c *deciderv1.AgentContainer) (map[string]any, error) {
+func agent(c *deciderv1.AgentContainer) (json.RawMessage, error) {
 	if c == nil {
 		return nil, errors.New("no container")
 	}
 	if c.GetName() == "" || c.GetImage() == "" {
 		return nil, errors.New("a container needs a name and an image")
 	}
-	out := map[string]any{"name": c.GetName(), "image": c.GetImage()}
+	o := newObject(1024)
 	if len(c.GetArgs()) > 0 {
-		out["args"] = stringList(c.GetArgs())
+		o.strings("args", c.GetArgs())
 	}
 	if len(c.GetEnv()) > 0 {
-		env := make([]any, 0, len(c.GetEnv()))
-		for _, e := range c.GetEnv() {
+		env := []byte{'['}
+		for i, e := range c.GetEnv() {
 			v, err := envVar(e)
 			if err != nil {
 				return nil, fmt.Errorf("container %q: %w", c.GetName(), err)
 			}
-			env = append(env, v)
+			if i > 0 {
+				env = append(env, ',')
+			}
+			env = append(env, v...)
 		}
-		out["env"] = env
+		o.raw("env", append(env, ']'))
 	}
+	o.str("image", c.GetImage())
+	o.str("name", c.GetName())
 	if len(c.GetPorts()) > 0 {
-		ports := make([]any, 0, len(c.GetPorts()))
-		for _, p := range c.GetPorts() {
-			port := map[string]any{"containerPort": p.GetContainerPort()}
-			putString(port, "name", p.GetName())
-			ports = append(ports, port)
+		ports := []byte{'['}
+		for i, p := range c.GetPorts() {
+			if i > 0 {
+				ports = append(ports, ',')
+			}
+			port := newObject(48)
+			port.int("containerPort", int64(p.GetContainerPort()))
+			port.strIf("name", p.GetName())
+			ports = append(ports, port.done()...)
 		}
-		out["ports"] = ports
+		o.raw("ports", append(ports, ']'))
 	}
 	if p := c.GetReadinessProbe(); p != nil {
 		v, err := probe(p)
 		if err != nil {
 			return nil, fmt.Errorf("container %q: readiness probe: %w", c.GetName(), err)
 		}
-		out["readinessProbe"] = v
+		o.raw("readinessProbe", v)
 	}
-	if r := c.GetResources(); r != nil {
-		res := map[string]any{}
+	if r := c.GetResources(); r != nil && (len(r.GetLimits()) > 0 || len(r.GetRequests()) > 0) {
+		res := newObject(96)
 		if len(r.GetLimits()) > 0 {
-			res["limits"] = stringMap(r.GetLimits())
+			res.name("limits")
+			res.b = review.AppendStringMap(res.b, r.GetLimits())
 		}
 		if len(r.GetRequests()) > 0 {
-			res["requests"] = stringMap(r.GetRequests())
+			res.name("requests")
+			res.b = review.AppendStringMap(res.b, r.GetRequests())
 		}
-		if len(res) > 0 {
-			out["resources"] = res
-		}
+		o.raw("resources", res.done())
 	}
-	putString(out, "restartPolicy", c.GetRestartPolicy())
+	o.strIf("restartPolicy", c.GetRestartPolicy())
 	if sc := c.GetSecurityContext(); sc != nil {
-		out["securityContext"] = securityContext(sc)
+		o.raw("securityContext", securityContext(sc))
 	}
 	if len(c.GetVolumeMounts()) > 0 {
-		mounts := make([]any, 0, len(c.GetVolumeMounts()))
-		for _, m := range c.GetVolumeMounts() {
-			mounts = append(mounts, mount(m))
+		mounts := []byte{'['}
+		for i, m := range c.GetVolumeMounts() {
+			if i > 0 {
+				mounts = append(mounts, ',')
+			}
+			mounts = append(mounts, mount(m)...)
 		}
-		out["volumeMounts"] = mounts
+		o.raw("volumeMounts", append(mounts, ']'))
 	}
-	return out, nil
+	return o.done(), nil
 }
 
-func envVar(e *deciderv1.AgentEnvVar) (map[string]any, error) {
+func envVar(e *deciderv1.AgentEnvVar) (json.RawMessage, error) {
 	if e.GetName() == "" {
 		return nil, errors.New("an env entry without a name")
 	}
-	out := map[string]any{"name": e.GetName()}
+	o := newObject(96)
+	o.str("name", e.GetName())
 	switch s := e.GetSource().(type) {
 	case *deciderv1.AgentEnvVar_Value:
-		out["value"] = s.Value
+		o.str("value", s.Value)
 	case *deciderv1.AgentEnvVar_SecretKeyRef:
-		out["valueFrom"] = map[string]any{"secretKeyRef": map[string]any{
-			"key": s.SecretKeyRef.GetKey(), "name": s.SecretKeyRef.GetName()}}
+		ref := newObject(64)
+		ref.str("key", s.SecretKeyRef.GetKey())
+		ref.str("name", s.SecretKeyRef.GetName())
+		from := newObject(80)
+		from.raw("secretKeyRef", ref.done())
+		o.raw("valueFrom", from.done())
 	case *deciderv1.AgentEnvVar_FieldRef:
-		out["valueFrom"] = map[string]any{"fieldRef": map[string]any{
-			"fieldPath": s.FieldRef.GetFieldPath()}}
+		ref := newObject(48)
+		ref.str("fieldPath", s.FieldRef.GetFieldPath())
+		from := newObject(64)
+		from.raw("fieldRef", ref.done())
+		o.raw("valueFrom", from.done())
 	}
-	return out, nil
+	return o.done(), nil
 }
 
-// securityContext renders all seven members, false values included (06 §4).
-func securityContext(sc *deciderv1.SecurityContext) map[string]any {
-	drop := stringList(sc.GetCapabilitiesDrop())
-	return map[string]any{
-		"allowPrivilegeEscalation": sc.GetAllowPrivilegeEscalation(),
-		"capabilities":             map[string]any{"drop": drop},
-		"readOnlyRootFilesystem":   sc.GetReadOnlyRootFilesystem(),
-		"runAsGroup":               sc.GetRunAsGroup(),
-		"runAsNonRoot":             sc.GetRunAsNonRoot(),
-		"runAsUser":                sc.GetRunAsUser(),
-		"seccompProfile":           map[string]any{"type": sc.GetSeccompProfileType()},
-	}
+// securityContext writes all seven members, false values included (06 §4).
+func securityContext(sc *deciderv1.SecurityContext) json.RawMessage {
+	o := newObject(256)
+	o.bool("allowPrivilegeEscalation", sc.GetAllowPrivilegeEscalation())
+	caps := newObject(32)
+	caps.strings("drop", nonNil(sc.GetCapabilitiesDrop()))
+	o.raw("capabilities", caps.done())
+	o.bool("readOnlyRootFilesystem", sc.GetReadOnlyRootFilesystem())
+	o.int("runAsGroup", sc.GetRunAsGroup())
+	o.bool("runAsNonRoot", sc.GetRunAsNonRoot())
+	o.int("runAsUser", sc.GetRunAsUser())
+	seccomp := newObject(32)
+	seccomp.str("type", sc.GetSeccompProfileType())
+	o.raw("seccompProfile", seccomp.done())
+	return o.done()
 }
 
-func probe(p *deciderv1.Probe) (map[string]any, error) {
-	out := map[string]any{}
+func probe(p *deciderv1.Probe) (json.RawMessage, error) {
+	o := newObject(128)
+	var exec, httpGet json.RawMessage
 	switch h := p.GetHandler().(type) {
 	case *deciderv1.Probe_HttpGet:
-		get := map[string]any{}
-		putString(get, "path", h.HttpGet.GetPath())
+		get := newObject(64)
+		get.strIf("path", h.HttpGet.GetPath())
 		switch port := h.HttpGet.GetPort().(type) {
 		case *deciderv1.HttpGetAction_PortName:
-			get["port"] = port.PortName
+			get.str("port", port.PortName)
 		case *deciderv1.HttpGetAction_PortNumber:
-			get["port"] = port.PortNumber
+			get.int("port", int64(port.PortNumber))
 		default:
 			return nil, errors.New("an httpGet probe without a port")
 		}
-		out["httpGet"] = get
+		httpGet = get.done()
 	case *deciderv1.Probe_Exec:
 		if len(h.Exec.GetCommand()) == 0 {
 			return nil, errors.New("an exec probe without a command")
 		}
-		out["exec"] = map[string]any{"command": stringList(h.Exec.GetCommand())}
+		cmd := newObject(64)
+		cmd.strings("command", h.Exec.GetCommand())
+		exec = cmd.done()
 	default:
 		return nil, errors.New("a probe without a handler")
 	}
-	if v := p.GetPeriodSeconds(); v != 0 {
-		out["periodSeconds"] = v
+	if exec != nil {
+		o.raw("exec", exec)
 	}
 	if v := p.GetFailureThreshold(); v != 0 {
-		out["failureThreshold"] = v
+		o.int("failureThreshold", int64(v))
 	}
-	return out, nil
+	if httpGet != nil {
+		o.raw("httpGet", httpGet)
+	}
+	if v := p.GetPeriodSeconds(); v != 0 {
+		o.int("periodSeconds", int64(v))
+	}
+	return o.done(), nil
 }
 
-func putString(m map[string]any, key, value string) {
-	if value != "" {
-		m[key] = value
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
 	}
+	return ss
 }
-
-// stringMap is a string-to-string object value, written with its members
-// in ascending order, as it is.
-func stringMap(in map[string]string) map[string]string { return in }

@@ -20,7 +20,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, v), nil
+		return AppendString(dst, v), nil
 	case bool:
 		return strconv.AppendBool(dst, v), nil
 	case int:
@@ -35,12 +35,18 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
+		var small [16]string // the keys of a patch value's object fit: no allocation
+		keys := small[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 		dst = append(dst, '{')
-		for i, k := range sortedKeys(v) {
+		for i, k := range keys {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = AppendString(dst, k)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = AppendValue(dst, v[k]); err != nil {
@@ -52,7 +58,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendStringMap(dst, v), nil
+		return AppendStringMap(dst, v), nil
 	case []any:
 		if v == nil {
 			return append(dst, "null"...), nil
@@ -72,7 +78,7 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendStrings(dst, v), nil
+		return AppendStrings(dst, v), nil
 	}
 	b, err := Marshal(v)
 	if err != nil {
@@ -81,45 +87,44 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// AppendStringMap writes m as a JSON object, members in ascending order.
+func AppendStringMap(dst []byte, m map[string]string) []byte {
+	var small [16]string
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return keys
-}
-
-func appendStringMap(dst []byte, m map[string]string) []byte {
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = AppendString(dst, k)
 		dst = append(dst, ':')
-		dst = appendString(dst, m[k])
+		dst = AppendString(dst, m[k])
 	}
 	return append(dst, '}')
 }
 
-func appendStrings(dst []byte, ss []string) []byte {
+// AppendStrings writes ss as a JSON array ([] when empty or nil).
+func AppendStrings(dst []byte, ss []string) []byte {
 	dst = append(dst, '[')
 	for i, s := range ss {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = AppendString(dst, s)
 	}
 	return append(dst, ']')
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendString quotes s as encoding/json does with HTML escaping off:
+// AppendString quotes s as encoding/json does with HTML escaping off:
 // quote, backslash and control characters escaped, invalid UTF-8 replaced
 // by \ufffd, U+2028 and U+2029 escaped.
-func appendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -174,9 +179,9 @@ func appendString(dst []byte, s string) []byte {
 // Response.
 func appendResponse(dst []byte, r *Response) []byte {
 	dst = append(dst, `{"apiVersion":`...)
-	dst = appendString(dst, APIVersion)
+	dst = AppendString(dst, APIVersion)
 	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, Kind)
+	dst = AppendString(dst, Kind)
 	if r == nil {
 		return append(dst, '}')
 	}
@@ -184,30 +189,30 @@ func appendResponse(dst []byte, r *Response) []byte {
 	dst = strconv.AppendBool(dst, r.Allowed)
 	if len(r.AuditAnnotations) > 0 {
 		dst = append(dst, `,"auditAnnotations":`...)
-		dst = appendStringMap(dst, r.AuditAnnotations)
+		dst = AppendStringMap(dst, r.AuditAnnotations)
 	}
 	if r.Patch != "" {
 		dst = append(dst, `,"patch":`...)
-		dst = appendString(dst, r.Patch)
+		dst = AppendString(dst, r.Patch)
 	}
 	if r.PatchType != "" {
 		dst = append(dst, `,"patchType":`...)
-		dst = appendString(dst, r.PatchType)
+		dst = AppendString(dst, r.PatchType)
 	}
 	if s := r.Status; s != nil {
 		dst = append(dst, `,"status":{"code":`...)
 		dst = strconv.AppendInt(dst, int64(s.Code), 10)
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, s.Message)
+		dst = AppendString(dst, s.Message)
 		dst = append(dst, `,"reason":`...)
-		dst = appendString(dst, s.Reason)
+		dst = AppendString(dst, s.Reason)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"uid":`...)
-	dst = appendString(dst, r.UID)
+	dst = AppendString(dst, r.UID)
 	if len(r.Warnings) > 0 {
 		dst = append(dst, `,"warnings":`...)
-		dst = appendStrings(dst, r.Warnings)
+		dst = AppendStrings(dst, r.Warnings)
 	}
 	return append(dst, `}}`...)
 }
