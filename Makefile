@@ -13,7 +13,7 @@ GO        ?= go
 BIN       := $(CURDIR)/bin
 TOOLS_MOD := tools/go.mod
 TOOLS_DEP := tools/go.mod tools/go.sum
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION   ?= $(shell scripts/version.sh)
 LDFLAGS   := -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
 
@@ -21,6 +21,8 @@ BUF                := $(BIN)/buf
 PROTOC_GEN_GO      := $(BIN)/protoc-gen-go
 PROTOC_GEN_GO_GRPC := $(BIN)/protoc-gen-go-grpc
 GRPCURL            := $(BIN)/grpcurl
+GOLANGCI_LINT      := $(BIN)/golangci-lint
+LINT_TOOLS_DEP     := tools/lint/go.mod tools/lint/go.sum
 DYNAMIC_CONFIG     := $(BIN)/dynamic-config
 
 # CI_TARGETS collects the extra targets `make ci` runs after the core ones.
@@ -40,9 +42,13 @@ $(PROTOC_GEN_GO_GRPC): $(TOOLS_DEP)
 	cd tools && $(GO) build -o $@ google.golang.org/grpc/cmd/protoc-gen-go-grpc
 $(GRPCURL): $(TOOLS_DEP)
 	cd tools && $(GO) build -o $@ github.com/fullstorydev/grpcurl/cmd/grpcurl
+# golangci-lint has a tools module of its own (tools/lint): its dependencies
+# never meet buf's.
+$(GOLANGCI_LINT): $(LINT_TOOLS_DEP)
+	cd tools/lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: tools
-tools: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) $(GRPCURL) ## build the pinned tools into ./bin
+tools: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) $(GRPCURL) $(GOLANGCI_LINT) ## build the pinned tools into ./bin
 
 # --- build -----------------------------------------------------------------
 
@@ -67,7 +73,7 @@ check-generate: generate ## fail when gen/ differs from what proto/ generates
 # --- lint ------------------------------------------------------------------
 
 .PHONY: lint
-lint: $(BUF) ## buf lint, buf format, gofmt, go vet (the root module and test/e2e)
+lint: $(BUF) $(GOLANGCI_LINT) ## buf lint, buf format, gofmt, go vet, golangci-lint (layering, errcheck, staticcheck, revive; .golangci.yml)
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 	@files="$$(git ls-files --cached --others --exclude-standard -- '*.go')"; \
@@ -75,6 +81,7 @@ lint: $(BUF) ## buf lint, buf format, gofmt, go vet (the root module and test/e2
 		if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	cd test/e2e && $(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
 
 # --- test ------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ func checkDocumented(rows []registry.Row, others []registry.OtherKey) error {
 	var lacking []string
 	for i := range rows {
 		r := &rows[i]
-		if r.Doc == "" || r.Grammar == "" || r.BuiltInDoc == "" || r.Scope == 0 {
+		if r.Doc == "" || r.GrammarText == "" || r.BuiltInDoc == "" || r.Scope == 0 {
 			lacking = append(lacking, strconv.Quote(r.Name))
 		}
 	}
@@ -102,7 +102,7 @@ func keyTable(rows []registry.Row) string {
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			i+1, keyCell(r.Name), perRender, cell(r.TierText()), builtInCell(r), cell(r.ScopeText()),
-			cell(r.Grammar), checksCell(r.Checks), cell(meaning(r)))
+			cell(r.GrammarText), checksCell(r.Checks), cell(meaning(r)))
 	}
 	return b.String()
 }

@@ -68,7 +68,7 @@ func floorWebhook(args []string) int {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(review.Encode(&review.Response{UID: req.UID, Allowed: true}))
+		_, _ = w.Write(review.Encode(&review.Response{UID: req.UID, Allowed: true})) // a generator that went away has nothing to hear
 	})
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)

@@ -82,7 +82,7 @@ func startChild(name, path string, args []string, want []string, parse announce)
 		pending := len(want)
 		for pending > 0 {
 			line, err := r.ReadString('\n')
-			c.tail.Write([]byte(line))
+			_, _ = c.tail.Write([]byte(line)) // the tail is a bounded in-memory buffer
 			if what, addr := parse(line); what != "" {
 				mu.Lock()
 				if _, seen := c.addrs[what]; !seen {
@@ -100,10 +100,10 @@ func startChild(name, path string, args []string, want []string, parse announce)
 			}
 		}
 		close(found)
-		io.Copy(c.tail, r)
+		_, _ = io.Copy(c.tail, r) // until the process closes its output
 	}()
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait() // how it ended shows in its tail; exited is what matters
 		close(c.exited)
 	}()
 	select {
@@ -142,7 +142,7 @@ func startChildPolled(name, path string, args []string, find func(pid int) (map[
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait() // how it ended shows in its tail; exited is what matters
 		close(c.exited)
 	}()
 	deadline := time.After(startTimeout)
@@ -235,11 +235,11 @@ func (c *child) stop() {
 		return
 	default:
 	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM) // an exited process is the goal either way
 	select {
 	case <-c.exited:
 	case <-time.After(5 * time.Second):
-		c.cmd.Process.Kill()
+		_ = c.cmd.Process.Kill()
 		<-c.exited
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
@@ -226,7 +227,7 @@ func benchReview(tb testing.TB, golden string) (body, want []byte) {
 // would, without the process environment.
 func loadBenchInstallation(tb testing.TB, path string) *installation.Installation {
 	tb.Helper()
-	inst, err := installation.Load(installation.Options{DocumentPath: path, DocumentExplicit: true})
+	inst, err := loader.Load(loader.Options{DocumentPath: path, DocumentExplicit: true})
 	if err != nil {
 		tb.Fatalf("installation %s: %v", path, err)
 	}

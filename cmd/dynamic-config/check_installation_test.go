@@ -33,7 +33,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-const seedValues = "../../decider/installation/testdata/"
+const seedValues = "testdata/values/"
 
 func TestCheckInstallationExitCodes(t *testing.T) {
 	valid := writeFile(t, "installation.yaml", "watchSeconds: \"30\"\nfileMode: 0640\n")
@@ -60,7 +60,7 @@ func TestCheckInstallationExitCodes(t *testing.T) {
 		{"--values with --installation is a usage error", nil, []string{"--installation", valid, "--values", valid}, 2, "",
 			"check-installation: --installation and --values cannot be used together"},
 		{"an unknown output format is a usage error", nil, []string{"--installation", valid, "-o", "yaml"}, 2, "", `-o is "yaml": text or json`},
-		{"an unknown flag is a usage error", nil, []string{"--bogus"}, 2, "", "flag provided but not defined"},
+		{"an unknown flag is a short usage error pointing at --help", nil, []string{"--bogus"}, 2, "", "check-installation: unknown flag: --bogus\nSee 'dynamic-config check-installation --help'."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -34,9 +35,13 @@ func foundationEmptyFile(t *testing.T) string {
 
 func TestDeciderStartRefusals(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("watchSeconds: \"-1\"\nendpoint: http://x\n"), 0o600)
+	if err := os.WriteFile(bad, []byte("watchSeconds: \"-1\"\nendpoint: http://x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	typo := filepath.Join(t.TempDir(), "callers.yaml")
-	os.WriteFile(typo, []byte("callers:\n  - name: west\n    cluster: [west]\n    credentials:\n      - tokenSHA265: abc\n"), 0o600)
+	if err := os.WriteFile(typo, []byte("callers:\n  - name: west\n    cluster: [west]\n    credentials:\n      - tokenSHA265: abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -91,7 +96,7 @@ func TestDeciderOverLoopback(t *testing.T) {
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     prometheus.NewRegistry(),
-		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		server:       server.Config{Reflection: true},
 	})
@@ -237,7 +242,7 @@ func TestDeciderShutdownIsIdempotent(t *testing.T) {
 	d, err := startDecider(t.Context(), deciderSetup{
 		logger:       slog.New(slog.DiscardHandler),
 		registry:     prometheus.NewRegistry(),
-		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 	})
 	if err != nil {

@@ -14,15 +14,20 @@ import (
 )
 
 // explainUsage is the synopsis of spec 07 §1.5.
-const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [-o text|json]"
+const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [--all] [--release-namespace NS] [-o text|json]"
 
 // explainCommand is explain's command line (spec 07 §1.5).
 var explainCommand = offlineCommand{
 	name:          "explain",
 	synopsis:      explainUsage,
-	fileHelp:      "a Pod or workload manifest (YAML documents or one JSON object); - reads stdin; repeatable",
+	fileHelp:      "Pod or workload manifests: a file (YAML documents or JSON), a directory (its .yaml, .yml and .json files) or - for stdin; repeatable",
 	outputs:       []string{"text", "json"},
 	outputDefault: "text",
+	flags: func(fs *flagSet, f *offlineFlags) {
+		fs.BoolVar(&f.all, "all", false, "show every knob, the unset ones too (default: only the knobs that have a value)")
+		fs.StringVar(&f.releaseNamespace, "release-namespace", defaultReleaseNamespace,
+			"the namespace the chart is installed in: the webhooks never see pods there")
+	},
 	// no admit: explain's kind rule (a Pod or one of the seven workload
 	// kinds, facts.ValidateKind) is applied as each document is decided,
 	// from the request it is decided with.
@@ -46,6 +51,11 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer engine.Close()
 	engine.forCluster(in.cluster)
 
+	scope, err := loadWebhookScope(in.inst.values, in.releaseNamespace)
+	if err != nil {
+		fmt.Fprintf(stderr, "explain: %v\n", err)
+		return exitUsage
+	}
 	results := make([]*explanation, 0, len(in.docs))
 	for _, doc := range in.docs {
 		x, err := explain(context.Background(), engine, doc, in.namespace)
@@ -53,6 +63,8 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "explain: %v\n", err)
 			return exitUsage
 		}
+		reach := scope.reach(x.kind == "Pod", x.namespace, x.facts.GetLabels(), doc.raw)
+		x.reach, x.all = &reach, in.all
 		results = append(results, x)
 	}
 
@@ -90,6 +102,11 @@ type explanation struct {
 	mutate    *deciderv1.DecisionResponse
 	validate  *deciderv1.DecisionResponse
 	namespace string
+	// reach says whether the API server would call the webhook at all
+	// (nil: not shown).
+	reach *webhookReach
+	// all shows the unset knobs too (--all).
+	all bool
 	// denial is the front door's own denial when no decision refused (an
 	// unusable answer, 04 §5); nil otherwise.
 	denial *review.Status

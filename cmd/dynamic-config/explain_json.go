@@ -12,7 +12,8 @@ import (
 )
 
 // explainWriteJSON prints protojson DecisionResponses: one object per
-// document ({"mutate": …, "validate": …}), a JSON array for several.
+// document ({"mutate": …, "validate": …, "webhook": {"path", "reached",
+// "blocked", "provided"}}), a JSON array for several.
 func explainWriteJSON(w io.Writer, results []*explanation) error {
 	objects := make([]json.RawMessage, 0, len(results))
 	for _, x := range results {
@@ -33,6 +34,17 @@ func explainWriteJSON(w io.Writer, results []*explanation) error {
 				b.WriteByte(',')
 			}
 			fmt.Fprintf(&b, "%q:", part.name)
+			b.Write(data)
+		}
+		if x.reach != nil {
+			data, err := json.Marshal(x.reach)
+			if err != nil {
+				return err
+			}
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"webhook":`)
 			b.Write(data)
 		}
 		b.WriteByte('}')

@@ -67,6 +67,7 @@ func TestExplainTextLayout(t *testing.T) {
 		facts:  &deciderv1.PodFacts{Name: "app"},
 		policy: &envpolicy.Policy{Targets: []string{"pods"}},
 		mutate: inject, validate: validate,
+		all: true, // --all: the unset knob (agent-cpu-limit) is shown
 	}
 	var out bytes.Buffer
 	explainWriteText(&out, x, "installation.yaml")
@@ -93,6 +94,23 @@ warnings:
 	if got := out.String(); got != want {
 		t.Errorf("text layout differs:\n--- got\n%s--- want\n%s", got, want)
 	}
+
+	t.Run("compact by default: the unset knob is hidden and counted, the reach line follows the header", func(t *testing.T) {
+		compact := *x
+		compact.all = false
+		compact.reach = &webhookReach{Path: "/mutate", Reached: true}
+		var out bytes.Buffer
+		explainWriteText(&out, &compact, "installation.yaml")
+		// the full layout but: the reach line, no agent-cpu-limit row, the count
+		want := strings.Replace(want, "pod default/app   outcome: inject   revision: sha256:5d0c8e41a7f2…\n",
+			"pod default/app   outcome: inject   revision: sha256:5d0c8e41a7f2…\nwebhook /mutate: called\n", 1)
+		want = strings.Replace(want, "  agent-cpu-limit     —                       none\n", "", 1)
+		want = strings.Replace(want, "inherited from spec.securityContext.runAsUser\n",
+			"inherited from spec.securityContext.runAsUser\n  (1 unset knob hidden; --all shows it)\n", 1)
+		if got := out.String(); got != want {
+			t.Errorf("compact layout differs:\n--- got\n%s--- want\n%s", got, want)
+		}
+	})
 
 	t.Run("a refusal ends with the refused line and shows unvalidated renders", func(t *testing.T) {
 		refused := &explanation{kind: "Pod", namespace: "team-a", facts: &deciderv1.PodFacts{GenerateName: "web-"},
@@ -167,6 +185,12 @@ const explainPolicy = `envPolicy:
     - name: HTTPS_PROXY
 `
 
+// explainJSONDocument is one document of explain -o json.
+type explainJSONDocument struct {
+	Mutate, Validate map[string]map[string]any
+	Webhook          *webhookReach
+}
+
 func explainRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -222,24 +246,24 @@ func TestExplainCommand(t *testing.T) {
 		if code == exitUsage {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var got map[string]map[string]map[string]any
+		var got explainJSONDocument
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("not JSON: %v\n%s", err, out)
 		}
-		if _, ok := got["validate"]; ok || got["mutate"]["decision"]["installationRevision"] == nil {
-			t.Errorf("want {\"mutate\": {\"decision\": …}} only:\n%s", out)
+		if got.Validate != nil || got.Mutate["decision"]["installationRevision"] == nil || got.Webhook == nil {
+			t.Errorf("want {\"mutate\": {\"decision\": …}, \"webhook\": …} only:\n%s", out)
 		}
 	})
 	t.Run("a workload goes through the validating path only and a policy refusal exits 1", func(t *testing.T) {
 		out, errOut, code := explainRun(t, "-f", deployment, "--installation", policy, "--no-env", "-o", "json")
-		var got map[string]map[string]map[string]any
+		var got explainJSONDocument
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("not JSON: %v\n%s%s", err, out, errOut)
 		}
-		if _, ok := got["mutate"]; ok || got["validate"] == nil {
-			t.Errorf("want {\"validate\": …} only:\n%s", out)
+		if got.Mutate != nil || got.Validate == nil || got.Webhook.Path != "/validate" {
+			t.Errorf("want {\"validate\": …, \"webhook\": {\"path\": \"/validate\", …}} only:\n%s", out)
 		}
-		if outcome := got["validate"]["decision"]["outcome"]; outcome == "OUTCOME_REFUSE" && code != exitRefused {
+		if outcome := got.Validate["decision"]["outcome"]; outcome == "OUTCOME_REFUSE" && code != exitRefused {
 			t.Errorf("a refusal exits %d, want %d", code, exitRefused)
 		}
 	})

@@ -77,10 +77,13 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 		fmt.Fprintf(w, "   classes: %s", explainShortRevision(cr))
 	}
 	fmt.Fprintln(w)
+	if x.reach != nil {
+		fmt.Fprintln(w, x.reach.text())
+	}
 
 	if d := x.mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
-			explainWriteRender(w, r, docFile)
+			explainWriteRender(w, r, docFile, x.all)
 		}
 		explainWriteGates(w, d.GetGates(), x.namespace)
 	}
@@ -112,8 +115,9 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 	}
 }
 
-// explainWriteRender prints one render's header and its KNOB table.
-func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string) {
+// explainWriteRender prints one render's header and its KNOB table: the
+// knobs with a value, and the unset ones too with all (--all).
+func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string, all bool) {
 	title := "render (default)"
 	if r.GetName() != "" {
 		title = "render " + strconv.Quote(r.GetName())
@@ -136,7 +140,12 @@ func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string) {
 
 	rows := make([][5]string, 0, len(r.GetValues())+1)
 	rows = append(rows, [5]string{"KNOB", "VALUE", "TIER", "PIN", "FROM"})
+	hidden := 0
 	for _, v := range r.GetValues() {
+		if !v.GetSet() && !all {
+			hidden++
+			continue
+		}
 		value := "—"
 		if v.GetSet() {
 			value = explainCell(v.GetValue())
@@ -166,6 +175,13 @@ func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string) {
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	switch hidden {
+	case 0:
+	case 1:
+		fmt.Fprintln(w, "  (1 unset knob hidden; --all shows it)")
+	default:
+		fmt.Fprintf(w, "  (%d unset knobs hidden; --all shows them)\n", hidden)
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // lookupEnvVar reads one process environment variable (tests replace it).
@@ -82,18 +83,26 @@ var errHelp = flag.ErrHelp
 // errUsage is returned by parse after the problem was printed.
 var errUsage = errors.New("usage error")
 
-// parse parses args, then applies the environment to every flag not given.
-// A value the flag rejects names the variable. Every error but errHelp has
-// been printed to the flag set's output.
+// parse parses args (pflag, see pflags.go), then applies the environment to
+// every flag not given. A value the flag rejects names the variable. Every
+// error but errHelp has been printed to the flag set's output: one short line
+// and where to find the help.
 func (f *flagSet) parse(args []string) error {
-	if err := f.Parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			return err
-		}
-		return errUsage // the flag package printed it
+	pfs := pflagsOf(f.FlagSet)
+	if len(args) == 1 && args[0] == describeArg {
+		recordDescribed(f.name, pfs)
+		return errHelp
 	}
-	if f.NArg() > 0 {
-		fmt.Fprintf(f.Output(), "%s: unexpected argument %q\n", f.name, f.Arg(0))
+	if err := pfs.Parse(withDoubleDashes(args, pfs)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			f.printUsage()
+			return errHelp
+		}
+		fmt.Fprintf(f.Output(), "%s: %v\nSee 'dynamic-config %s --help'.\n", f.name, err, f.name)
+		return errUsage
+	}
+	if pfs.NArg() > 0 {
+		fmt.Fprintf(f.Output(), "%s: unexpected argument %q\nSee 'dynamic-config %s --help'.\n", f.name, pfs.Arg(0), f.name)
 		return errUsage
 	}
 	given := map[string]bool{}
@@ -112,6 +121,22 @@ func (f *flagSet) parse(args []string) error {
 		}
 	}
 	return nil
+}
+
+// printUsage prints the subcommand's usage: its own Usage when it has one,
+// else a generic synopsis and the flags.
+func (f *flagSet) printUsage() {
+	if f.Usage != nil {
+		f.Usage()
+		return
+	}
+	fmt.Fprintf(f.Output(), "usage: dynamic-config %s [flags]\n\nFlags:\n", f.name)
+	f.PrintDefaults()
+}
+
+// PrintDefaults prints the flags as pflag does (-f, --filename FILE …).
+func (f *flagSet) PrintDefaults() {
+	_, _ = io.WriteString(f.Output(), pflagsOf(f.FlagSet).FlagUsages())
 }
 
 // isSet reports whether the flag was given or came from its variable.
@@ -158,10 +183,6 @@ type positiveFlag struct {
 
 func durationFlag(name string, d time.Duration) positiveFlag {
 	return positiveFlag{name, d.String(), d > 0}
-}
-
-func countFlag(name string, n int64) positiveFlag {
-	return positiveFlag{name, strconv.FormatInt(n, 10), n > 0}
 }
 
 // allPositive prints "<cmd>: --<flag> is <value>: it must be positive" for

@@ -9,7 +9,9 @@ import (
 
 func TestFrontdoorStartRefusals(t *testing.T) {
 	token := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(token, []byte("t"), 0o600)
+	if err := os.WriteFile(token, []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string

@@ -31,16 +31,16 @@ const (
 
 // injectCommand is inject's command line (spec 07 §1.4).
 var injectCommand = offlineCommand{
-	admit:      injectTakesPods,
+	admit:      injectTakesWorkloads,
 	name:       "inject",
 	synopsis:   injectUsage,
-	fileHelp:   "a Pod manifest (YAML documents or one JSON object); - reads stdin; repeatable",
+	fileHelp:   "manifests of Pods, workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) or Lists: a file (YAML documents or JSON), a directory (its .yaml, .yml and .json files) or - for stdin; repeatable",
 	outputs:    []string{outputYAML, outputJSON, outputPatch, outputReview},
 	outputNote: " (default: the input's format)",
 }
 
-// runInject is `dynamic-config inject` (spec 07 §1.4): every Pod document
-// goes through the front door handler to an in-process decider, exactly as
+// runInject is `dynamic-config inject` (spec 07 §1.4, issue 15): every Pod,
+// and the pod template of every workload (inject_workloads.go), goes through the front door handler to an in-process decider, exactly as
 // in the cluster; the mutated manifests (or the patches, or the answers) go
 // to stdout and one line per document to stderr. Exit 0 when every document
 // was admitted, 1 when any was refused, 2 when the command could not run.
@@ -57,7 +57,12 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	code = exitOK
 	for _, r := range results {
-		writeInjectLine(stderr, r)
+		for _, t := range r.targets {
+			writeInjectLine(stderr, r.doc.file, t)
+		}
+		if len(r.targets) == 0 {
+			fmt.Fprintf(stderr, "%s: nothing to inject (an empty List)\n", r.doc.file)
+		}
 		if r.Refused() {
 			code = exitRefused
 		}
@@ -69,36 +74,36 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// injectTakesPods is inject's kind rule: every document is a v1 Pod.
-func injectTakesPods(doc *manifestDocument) error {
-	if err := doc.decodeHead(); err != nil {
-		return fmt.Errorf("inject takes Pods; %s is not an object: %w", doc.where(), err)
-	}
-	if doc.head.APIVersion != "v1" || doc.head.Kind != "Pod" {
-		return fmt.Errorf("inject takes Pods; %s is a %s", doc.where(), describeKind(doc.head.APIVersion, doc.head.Kind))
-	}
-	return nil
-}
-
-// describeKind names what a document that is not a v1 Pod is.
-func describeKind(apiVersion, kind string) string {
-	switch {
-	case kind == "":
-		return "document without a kind"
-	case kind == "Pod":
-		return fmt.Sprintf("Pod of apiVersion %q (want v1)", apiVersion)
-	default:
-		return kind
-	}
-}
-
-// injectResult is one document's outcome.
+// injectResult is one document's outcome: each of its pods', and the
+// document with every patch applied.
 type injectResult struct {
-	*admitted
-	doc *manifestDocument
+	doc     *manifestDocument
+	targets []*targetResult
+	// Mutated is the whole document after the patches (nil when refused).
+	Mutated []byte
+	// Patch is the document's JSON Patch: every pod's, moved to its place.
+	Patch []byte
 }
 
-// injectDocuments runs every document through the offline engine.
+// targetResult is one pod's outcome.
+type targetResult struct {
+	podTarget
+	*admitted
+}
+
+// Refused reports whether any pod of the document was denied: then nothing
+// of the document is written (but in -o review).
+func (r *injectResult) Refused() bool {
+	for _, t := range r.targets {
+		if t.admitted != nil && t.Refused() {
+			return true
+		}
+	}
+	return false
+}
+
+// injectDocuments runs every pod of every document through the offline
+// engine, then patches each document as a whole.
 func injectDocuments(inst *installation.Installation, cls *classes.Set, docs []*manifestDocument, namespace, cluster string) ([]*injectResult, error) {
 	engine, err := newOfflineEngine(inst, cls)
 	if err != nil {
@@ -108,11 +113,50 @@ func injectDocuments(inst *installation.Installation, cls *classes.Set, docs []*
 	engine.forCluster(cluster)
 	results := make([]*injectResult, 0, len(docs))
 	for _, doc := range docs {
-		a, err := engine.admitPod(doc.raw, doc.namespaceFrom(namespace), doc.head.Metadata.Name)
+		targets, err := podTargets(doc, namespace)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", doc.file, err)
+			return nil, err
 		}
-		results = append(results, &injectResult{admitted: a, doc: doc})
+		r := &injectResult{doc: doc}
+		var ops []jsonpatch.Op
+		for _, t := range targets {
+			if t.pod == nil {
+				r.targets = append(r.targets, &targetResult{podTarget: t})
+				continue
+			}
+			a, err := engine.admitPod(t.pod, t.namespace, t.name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", doc.file, err)
+			}
+			r.targets = append(r.targets, &targetResult{podTarget: t, admitted: a})
+			if a.Refused() {
+				continue
+			}
+			moved, err := rebasePatch(a.Patch, t.pointer)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", doc.where(), err)
+			}
+			ops = append(ops, moved...)
+		}
+		switch {
+		case r.Refused():
+			results = append(results, r)
+			continue
+		case len(targets) == 1 && targets[0].pointer == "" && targets[0].pod != nil:
+			// a Pod: the front door's own patch and pod, byte for byte
+			r.Patch, r.Mutated = r.targets[0].Patch, r.targets[0].Mutated
+			results = append(results, r)
+			continue
+		}
+		if r.Patch, err = review.Marshal(ops); err != nil {
+			return nil, err
+		}
+		if len(ops) == 0 {
+			r.Patch, r.Mutated = []byte("[]"), doc.raw // written as it came
+		} else if r.Mutated, err = jsonpatch.Apply(doc.raw, r.Patch); err != nil {
+			return nil, fmt.Errorf("%s: apply the patch to the manifest: %w", doc.where(), err)
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }
@@ -150,16 +194,25 @@ func skipText(d *deciderv1.Decision) string {
 	return strings.ToLower(d.GetOutcome().String())
 }
 
-// writeInjectLine writes the document's stderr line and its warnings.
-func writeInjectLine(w io.Writer, r *injectResult) {
+// writeInjectLine writes one pod's stderr line and its warnings: "<file>:"
+// and, for a workload's template, "<Kind>/<name>:".
+func writeInjectLine(w io.Writer, file string, r *targetResult) {
+	where := file
+	if r.label != "" {
+		where += ": " + r.label
+	}
+	if r.admitted == nil {
+		fmt.Fprintf(w, "%s: passed through unchanged (inject patches %s)\n", where, injectKinds)
+		return
+	}
 	a := r.Answer
 	switch {
 	case !a.Allowed && a.Status != nil:
-		fmt.Fprintf(w, "%s: refused (%s %d): %s\n", r.doc.file, a.Status.Reason, a.Status.Code, a.Status.Message)
+		fmt.Fprintf(w, "%s: refused (%s %d): %s\n", where, a.Status.Reason, a.Status.Code, a.Status.Message)
 	case a.Patch != "":
-		fmt.Fprintf(w, "%s: injected (%d agent container(s))\n", r.doc.file, agentCount(r.Patch))
+		fmt.Fprintf(w, "%s: injected (%d agent container(s))\n", where, agentCount(r.Patch))
 	default:
-		fmt.Fprintf(w, "%s: nothing to inject (%s)\n", r.doc.file, skipText(r.Mutate))
+		fmt.Fprintf(w, "%s: nothing to inject (%s)\n", where, skipText(r.Mutate))
 	}
 	for _, text := range a.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", text)
@@ -191,7 +244,11 @@ func writeInjectOutput(w io.Writer, results []*injectResult, output string) erro
 	if output == outputReview {
 		var answers [][]byte
 		for _, r := range results {
-			answers = append(answers, review.Encode(r.Answer))
+			for _, t := range r.targets {
+				if t.admitted != nil {
+					answers = append(answers, review.Encode(t.Answer))
+				}
+			}
 		}
 		if len(answers) == 1 {
 			_, err := fmt.Fprintf(w, "%s\n", answers[0])

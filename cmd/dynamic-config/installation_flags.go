@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 )
 
 // processEnviron is the process environment the offline commands read
@@ -53,9 +54,9 @@ func (f *installationFlags) environ() []string {
 // --installation, else DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE (not with
 // --no-env), else the default path, which may be missing (the empty
 // document; shown as absent). serve's embedded document is never used here.
-func (f *installationFlags) options() installation.Options {
+func (f *installationFlags) options() loader.Options {
 	env := f.environ()
-	opts := installation.Options{Environ: env, DocumentPath: installation.DefaultDocumentPath}
+	opts := loader.Options{Environ: env, DocumentPath: installation.DefaultDocumentPath}
 	located := strings.Trim(lookupEnv(env, installation.DefaultsFileVariable), " \t\n\r\v\f")
 	switch {
 	case f.installation != "":
@@ -74,9 +75,9 @@ func (f *installationFlags) load() (*installation.Installation, error) {
 		return nil, err
 	}
 	if f.values != "" {
-		return installation.LoadValues(f.values, f.environ())
+		return loadChartValues(f.values, f.environ())
 	}
-	return installation.Load(f.options())
+	return loader.Load(f.options())
 }
 
 // lookupEnv returns the (first) value of name in environ, "" when unset.

@@ -4,10 +4,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"sort"
 )
 
 // Exit codes (spec 07 §1): one rule for every subcommand.
@@ -37,32 +35,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run runs the command line (cli.go) and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	cmd, ok := subcommands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "dynamic-config: unknown subcommand %q\n", args[0])
-		usage(stderr)
-		return exitUsage
-	}
-	return cmd.run(args[1:], stdin, stdout, stderr)
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: dynamic-config <subcommand> [flags]")
-	fmt.Fprintln(w, "")
-	names := make([]string, 0, len(subcommands))
-	for name := range subcommands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(w, "  %-20s %s\n", name, subcommands[name].summary)
-	}
+	return runCommandLine(args, stdin, stdout, stderr)
 }

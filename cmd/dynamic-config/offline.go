@@ -19,6 +19,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
@@ -62,7 +63,7 @@ func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
 // set cls (nil: classes off) and the front door handler in front of it.
 // Close releases both.
 func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offlineEngine, error) {
-	store := installation.NewStore(inst)
+	store := loader.NewStore(inst)
 	var cs *classes.Store
 	if cls != nil {
 		cs = classes.NewStore(cls)
@@ -75,7 +76,7 @@ func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offli
 		return nil, fmt.Errorf("start the in-process decider: %w", err)
 	}
 	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
+	go func() { _ = srv.Serve(lis) }() // ends with Stop; the in-memory listener has no other failure
 	conn, err := grpc.NewClient("passthrough:///offline-decider",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),

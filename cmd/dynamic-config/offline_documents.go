@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -47,12 +49,47 @@ func (d *manifestDocument) namespaceFrom(flag string) string {
 	return "default"
 }
 
+// manifestExtensions are the files -f DIR reads, as kubectl does.
+var manifestExtensions = []string{".yaml", ".yml", ".json"}
+
+// expandDirectories replaces every directory of files by its manifest files
+// (manifestExtensions, not recursive), in name order; "-" and plain files
+// stay as they are. A directory without a manifest file is an error.
+func expandDirectories(command string, files []string) ([]string, error) {
+	var out []string
+	for _, name := range files {
+		info, err := os.Stat(name)
+		if name == "-" || err != nil || !info.IsDir() {
+			out = append(out, name) // read errors are reported by the reader
+			continue
+		}
+		entries, err := os.ReadDir(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: read %s: %w", command, name, err)
+		}
+		n := len(out)
+		for _, e := range entries { // ReadDir sorts by name
+			if !e.IsDir() && slices.Contains(manifestExtensions, filepath.Ext(e.Name())) {
+				out = append(out, filepath.Join(name, e.Name()))
+			}
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: %s has no %s file", command, name, joinWords(manifestExtensions, "or"))
+		}
+	}
+	return out, nil
+}
+
 // readManifests reads every YAML (---) or JSON document of the files for
 // the offline command; "-" reads stdin and empty documents are skipped.
 // admit is the command's kind rule, applied to each document as it is read
 // (nil admits every document); its error is returned as it is. The other
 // errors name the command.
 func readManifests(command string, files []string, stdin io.Reader, admit func(*manifestDocument) error) ([]*manifestDocument, error) {
+	files, err := expandDirectories(command, files)
+	if err != nil {
+		return nil, err
+	}
 	var docs []*manifestDocument
 	for _, name := range files {
 		var data []byte

@@ -27,6 +27,8 @@ type offlineCommand struct {
 	// admit is the command's kind rule, applied to each document as it is
 	// read (nil: every document is read; the command checks kinds itself).
 	admit func(*manifestDocument) error
+	// flags adds the command's own flags (nil: none).
+	flags func(*flagSet, *offlineFlags)
 }
 
 // offlineFlags are the flags the offline doors share (spec 07 §1.4–1.5):
@@ -38,7 +40,10 @@ type offlineFlags struct {
 	namespace string
 	output    string
 	cluster   string
-	inst      installationFlags
+	// explain's own (explainCommand.flags)
+	all              bool
+	releaseNamespace string
+	inst             installationFlags
 	// classesFile is --classes-file (spec 08 §2): the offline doors read
 	// classes only from a file.
 	classesFile string
@@ -49,6 +54,9 @@ type fileList []string
 
 func (f *fileList) String() string     { return strings.Join(*f, ",") }
 func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
+
+// Type names the value in the help (pflag): -f, --filename FILE.
+func (f *fileList) Type() string { return "FILE" }
 
 // parseOfflineFlags parses cmd's command line and checks that -f is given
 // and -o is one of cmd's outputs. It returns done=true with the exit code
@@ -64,6 +72,9 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
 	fs.StringVar(&f.classesFile, "classes-file", "", classesFileHelp)
+	if cmd.flags != nil {
+		cmd.flags(fs, f)
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, cmd.synopsis)
 		fs.PrintDefaults()

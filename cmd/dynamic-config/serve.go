@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
@@ -64,7 +65,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
 	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
 	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
-	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installation.DefaultReloadInterval, "installation document poll interval")
+	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", loader.DefaultReloadInterval, "installation document poll interval")
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
@@ -124,7 +125,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := installation.Options{DocumentPath: f.installation, DocumentExplicit: true, Environ: os.Environ()}
+	opts := loader.Options{DocumentPath: f.installation, DocumentExplicit: true, Environ: os.Environ()}
 	if f.installation == "" {
 		path, cleanup, err := writeEmbeddedInstallation()
 		if err != nil {
@@ -242,7 +243,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")
-		<-errc
+		<-errc //nolint:errcheck // waiting for Serve to return; a cancelled serve has nothing to report
 		return exitOK
 	case err := <-errc:
 		if ctx.Err() != nil {

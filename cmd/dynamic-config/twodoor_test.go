@@ -21,7 +21,7 @@ package main
 // process environment: the offline door runs inject without --no-env while
 // processEnviron (installation_flags.go) answers the case's list — the
 // process environment itself is never touched — and the cluster door's
-// decider loads with installation.Options.Environ set to the same list.
+// decider loads with loader.Options.Environ set to the same list.
 // Without the file both doors use no environment at all (--no-env, nil).
 // The subtests are not parallel, since processEnviron is package state.
 //
@@ -58,6 +58,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -146,7 +147,7 @@ func discoverCases(t *testing.T) []goldenCase {
 // dialing it with frontdoor/client — with the production logger (to
 // io.Discard) and metrics, so benchmarks measure what a cluster runs.
 type clusterDoor struct {
-	store   *installation.Store
+	store   *loader.Store
 	classes *classes.Store // TurnOff for a case without classes.yaml
 	url     string
 	client  *http.Client
@@ -158,7 +159,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	store := installation.NewStore(installation.Empty())
+	store := loader.NewStore(installation.Empty())
 	cs := classes.NewStore(classes.NewSet(nil))
 	cs.TurnOff()
 	dm := dmetrics.NewDecider(prometheus.NewRegistry())
@@ -170,7 +171,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	go dsrv.Serve(dlis)
+	go func() { _ = dsrv.Serve(dlis) }()
 	tb.Cleanup(func() { dsrv.Shutdown(time.Second) })
 
 	dc, err := client.New(client.Config{Target: dlis.Addr().String(), Plaintext: true})
@@ -200,7 +201,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { hs.Serve(ctx, hlis); close(done) }()
+	go func() { _ = hs.Serve(ctx, hlis); close(done) }()
 	tb.Cleanup(func() { cancel(); <-done })
 
 	transport := &http.Transport{
@@ -267,7 +268,7 @@ func caseEnviron(t *testing.T, c goldenCase) []string {
 // with the case's environment only (none without an environment file).
 func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation {
 	t.Helper()
-	inst, err := installation.Load(installation.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
+	inst, err := loader.Load(loader.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
 		Environ: caseEnviron(t, c)})
 	if err != nil {
 		t.Fatalf("installation of case %s: %v", c.name, err)
@@ -574,8 +575,8 @@ func TestInjectCommand(t *testing.T) {
 			stdoutFull: "[]\n", stderr: "-: nothing to inject (no dynamic-config.rs/ annotation)\n",
 		},
 		{
-			name: "a Deployment is a usage error", args: []string{"-f", deployment}, code: exitUsage, noStdout: true,
-			stderr: "inject takes Pods; " + deployment + " document 1 is a Deployment\n",
+			name: "a Deployment without a pod template is a usage error", args: []string{"-f", deployment}, code: exitUsage, noStdout: true,
+			stderr: "inject: " + deployment + " document 1: Deployment/d has no pod template (spec.template): no spec\n",
 		},
 		{
 			name: "an unknown output format is a usage error", args: []string{"-f", canon, "-o", "xml"}, code: exitUsage, noStdout: true,

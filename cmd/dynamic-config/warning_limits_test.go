@@ -36,9 +36,15 @@ func longestTemplates(t *testing.T) map[string][]string {
 	// named render with the longest name a key can carry (63 characters,
 	// more than any knob leaves room for), with the longest values.
 	longName := strings.Repeat("r", 62) + "9"
-	values := map[string]string{
-		"volume-medium": "disk", "file-mode": "0777", "watch-seconds": "0", "tls-skip-verify": "true",
-		"dynamic": "true", "revoke-on-shutdown": "false", "history": "10", "max-document-bytes": "18446744073709551615",
+	var values registry.Values
+	for _, v := range []struct {
+		knob registry.ID
+		text string
+	}{
+		{registry.VolumeMedium, "disk"}, {registry.FileMode, "0777"}, {registry.WatchSeconds, "0"}, {registry.TLSSkipVerify, "true"},
+		{registry.Dynamic, "true"}, {registry.RevokeOnShutdown, "false"}, {registry.History, "10"}, {registry.MaxDocumentBytes, "18446744073709551615"},
+	} {
+		values.Set(v.knob, v.text)
 	}
 	in := plan.Input{
 		Facts:        &decision.Facts{Namespace: "ns", Name: "app", Containers: []decision.Container{{Name: "app"}}},

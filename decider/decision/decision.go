@@ -151,6 +151,20 @@ const (
 	OverrideNotApplicable
 )
 
+// The audit annotation keys the decider writes (spec 03 §5, spec 08 §2).
+const (
+	// AuditRevision names the installation that decided; every decision carries it.
+	AuditRevision = "revision"
+	// AuditClassesRevision names the class set a decision consulted.
+	AuditClassesRevision = "classes-revision"
+)
+
+// New is a decision by the installation of this revision: the one place
+// the revision audit annotation is written.
+func New(revision string) Decision {
+	return Decision{InstallationRevision: revision, AuditAnnotations: map[string]string{AuditRevision: revision}}
+}
+
 // Decision is the decider's answer (spec 06 §3.2).
 type Decision struct {
 	DecisionID           string

@@ -19,7 +19,6 @@ const (
 const (
 	WarningCodeRule                = "env-policy-warn"
 	WarningCodeWorkloadAnnotations = "workload-annotations"
-	AuditRevision                  = "revision"
 	auditRulePrefix                = "env-policy-rule-"
 	annotationPrefix               = "dynamic-config.rs/"
 )
@@ -68,10 +67,7 @@ func Target(k decision.ResourceKind) (string, bool) {
 // of the installation with this revision. It is pure: no I/O, no logging.
 // Messages name variables, never values. DecisionID is left empty.
 func Decide(p *Policy, revision string, f *decision.Facts) decision.Decision {
-	d := decision.Decision{
-		InstallationRevision: revision,
-		AuditAnnotations:     map[string]string{AuditRevision: revision},
-	}
+	d := decision.New(revision)
 	if p == nil {
 		d.Outcome, d.SkipReason = decision.OutcomeSkip, decision.SkipNoPolicy
 		return d
@@ -101,74 +97,16 @@ func Decide(p *Policy, revision string, f *decision.Facts) decision.Decision {
 	for i := range p.Rules {
 		total += len(p.Rules[i].Variables)
 	}
-	names := make([]string, 0, total)
-	containers := [3][]decision.Container{f.Containers, f.InitContainers, f.EphemeralContainers}
-
-	refused := false
+	e := evaluation{d: d, f: f, kind: kind, names: make([]string, 0, total),
+		containers: [3][]decision.Container{f.Containers, f.InitContainers, f.EphemeralContainers}}
 	for i := range p.Rules {
-		res := &d.EnvPolicyResults[i]
-		if refused {
-			res.Evaluated = false
+		if e.refused {
+			e.d.EnvPolicyResults[i].Evaluated = false
 			continue
 		}
-		r := &p.Rules[i]
-		if !r.appliesIn(f.Namespace) {
-			continue
-		}
-		res.Applies = true
-
-		var small [64]bool
-		matched := small[:0]
-		if len(r.Variables) > len(small) {
-			matched = make([]bool, 0, len(r.Variables))
-		}
-		m := 0
-		for j := range r.Variables {
-			hit := setIn(&containers, &r.Variables[j])
-			matched = append(matched, hit)
-			if hit {
-				m++
-			}
-		}
-		start := len(names)
-		names = appendNames(names, r.Variables, matched, true)
-		res.MatchedNames = names[start:len(names):len(names)]
-		start = len(names)
-		names = appendNames(names, r.Variables, matched, false)
-		res.MissingNames = names[start:len(names):len(names)]
-		if len(res.MatchedNames) == 0 {
-			res.MatchedNames = nil
-		}
-		if len(res.MissingNames) == 0 {
-			res.MissingNames = nil
-		}
-
-		op := res.Reject
-		if !fails(op, m, len(r.Variables)) {
-			continue
-		}
-		res.Failed = true
-		det := detail(op, r.Variables, matched)
-		switch res.Mode {
-		case ModeWarn:
-			d.Warnings = append(d.Warnings, decision.Warning{
-				Code:    WarningCodeRule,
-				Message: ruleRef(i) + " (" + op + ", warn) would reject this " + kind.name + " in namespace " + redact.Quote(f.Namespace) + ": " + det,
-			})
-		case ModeAudit:
-			d.AuditAnnotations[auditRulePrefix+strconv.Itoa(i)] = "would reject: " + det
-		default: // enforce
-			d.Refusals = []decision.Refusal{{
-				Reason:   decision.ReasonEnvPolicy,
-				Slug:     RefusalSlug,
-				HTTPCode: RefusalHTTPCode,
-				Message:  ruleRef(i) + " (" + op + ") rejects this " + kind.name + " in namespace " + redact.Quote(f.Namespace) + ": " + det,
-				Check:    RefusalCheck,
-				Key:      ruleRef(i),
-			}}
-			refused = true
-		}
+		e.rule(i, &p.Rules[i])
 	}
+	d = e.d
 
 	if kind.target == TargetWorkloads && hasPrefixedKey(f.WorkloadAnnotationKeys) {
 		d.Warnings = append(d.Warnings, decision.Warning{
@@ -177,12 +115,88 @@ func Decide(p *Policy, revision string, f *decision.Facts) decision.Decision {
 				" do nothing: the injection reads the pod, so put them under spec.template.metadata.annotations",
 		})
 	}
-	if refused {
+	if e.refused {
 		d.Outcome = decision.OutcomeRefuse
 	} else {
 		d.Outcome = decision.OutcomeAllow
 	}
 	return d
+}
+
+// evaluation is one validating decision in progress: the rules run in order
+// until one enforcing rule refuses.
+type evaluation struct {
+	d          decision.Decision
+	f          *decision.Facts
+	kind       kindInfo
+	names      []string // the backing array of every rule's matched and missing names
+	containers [3][]decision.Container
+	refused    bool
+}
+
+// rule evaluates rule i: which of its variables the pod sets, and, when it
+// fails, its verdict by mode.
+func (e *evaluation) rule(i int, r *Rule) {
+	res := &e.d.EnvPolicyResults[i]
+	if !r.appliesIn(e.f.Namespace) {
+		return
+	}
+	res.Applies = true
+
+	var small [64]bool
+	matched := small[:0]
+	if len(r.Variables) > len(small) {
+		matched = make([]bool, 0, len(r.Variables))
+	}
+	m := 0
+	for j := range r.Variables {
+		hit := setIn(&e.containers, &r.Variables[j])
+		matched = append(matched, hit)
+		if hit {
+			m++
+		}
+	}
+	start := len(e.names)
+	e.names = appendNames(e.names, r.Variables, matched, true)
+	res.MatchedNames = e.names[start:len(e.names):len(e.names)]
+	start = len(e.names)
+	e.names = appendNames(e.names, r.Variables, matched, false)
+	res.MissingNames = e.names[start:len(e.names):len(e.names)]
+	if len(res.MatchedNames) == 0 {
+		res.MatchedNames = nil
+	}
+	if len(res.MissingNames) == 0 {
+		res.MissingNames = nil
+	}
+
+	if !fails(res.Reject, m, len(r.Variables)) {
+		return
+	}
+	res.Failed = true
+	e.verdict(i, res.Mode, res.Reject, detail(res.Reject, r.Variables, matched))
+}
+
+// verdict is what failing rule i does by its mode: warn, audit, or refuse.
+func (e *evaluation) verdict(i int, mode, op, det string) {
+	switch mode {
+	case ModeWarn:
+		e.d.Warnings = append(e.d.Warnings, decision.Warning{
+			Code:    WarningCodeRule,
+			Message: ruleRef(i) + " (" + op + ", warn) would reject this " + e.kind.name + " in namespace " + redact.Quote(e.f.Namespace) + ": " + det,
+		})
+	case ModeAudit:
+		e.d.AuditAnnotations[auditRulePrefix+strconv.Itoa(i)] = "would reject: " + det
+	default: // enforce
+		e.d.Refusals = []decision.Refusal{{
+			Reason:   decision.ReasonEnvPolicy,
+			Slug:     RefusalSlug,
+			HTTPCode: RefusalHTTPCode,
+			Message:  ruleRef(i) + " (" + op + ") rejects this " + e.kind.name + " in namespace " + redact.Quote(e.f.Namespace) + ": " + det,
+			Check:    RefusalCheck,
+			Key:      ruleRef(i),
+		}}
+		e.refused = true
+	}
 }
 
 // setIn reports whether the listed entry l is matched by the union R of the

@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 )
 
@@ -78,7 +79,7 @@ envPolicy:
         - name: HTTPS-PROXY
 `), &doc)
 	envPolicyNode := doc.Content[0].Content[1]
-	_, problems := envpolicy.ParseDocument(envPolicyNode, "envPolicy")
+	_, problems := envpolicy.ParseDocument(docparse.FromYAML(envPolicyNode), "envPolicy")
 	for _, p := range problems {
 		fmt.Println(p)
 	}

@@ -9,6 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
 
 var fuzzSeeds = []string{
@@ -24,12 +26,12 @@ var fuzzSeeds = []string{
 
 // parseForFuzz decodes text as the installation loader hands a node over;
 // nil when the text is not YAML.
-func parseForFuzz(text string) *yaml.Node {
+func parseForFuzz(text string) *doctree.Node {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &n); err != nil {
 		return nil
 	}
-	return &n
+	return docparse.FromYAML(&n)
 }
 
 // checkParsed asserts what holds for every parse: a policy or problems,

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
 
 // problem is one expected problem: the path inside the policy ("" = the
@@ -45,7 +48,7 @@ func parseDocumentText(t *testing.T, text string) (*Policy, []string) {
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		t.Fatalf("test document does not parse: %v", err)
 	}
-	return ParseDocument(&doc, "envPolicy")
+	return ParseDocument(docparse.FromYAML(&doc), "envPolicy")
 }
 
 const okRule = `{environmentVariables: [{name: A}]}`
@@ -349,7 +352,7 @@ func TestNoPolicy(t *testing.T) {
 	if p, problems := ParseDocument(nil, "envPolicy"); p != nil || problems != nil {
 		t.Errorf("ParseDocument(nil) = %+v, %q", p, problems)
 	}
-	null := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	null := &doctree.Node{Kind: doctree.Scalar, Tag: "!!null", Value: "null"}
 	if p, problems := ParseDocument(null, "envPolicy"); p != nil || problems != nil {
 		t.Errorf("ParseDocument(null) = %+v, %q", p, problems)
 	}

@@ -16,13 +16,3 @@ func BenchmarkGateMatches(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkLoadSeedInstallation is one reload of the nine-store installation.
-func BenchmarkLoadSeedInstallation(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := LoadValues("testdata/seed000-nine-stores.values.yaml", nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

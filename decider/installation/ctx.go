@@ -24,6 +24,9 @@ func (c ctx) String() string {
 // asciiSpace is the whitespace the value rules trim (spec 02 §3 rule 1).
 const asciiSpace = " \t\n\r\v\f"
 
+// Trim removes the whitespace the value rules trim (spec 02 §3 rule 1).
+func Trim(s string) string { return trim(s) }
+
 func trim(s string) string      { return strings.Trim(s, asciiSpace) }
 func trimRight(s string) string { return strings.TrimRight(s, asciiSpace) }
 

@@ -2,31 +2,28 @@ package installation
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 )
 
-// writeDoc writes an installation document named name into a fresh directory.
-func writeDoc(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// loadYAML loads a YAML document (may be "") with the given environment.
+// loadYAML builds the installation of a YAML document (may be "": none)
+// with the given environment, as the loader would hand it over.
 func loadYAML(t *testing.T, doc string, env ...string) (*Installation, error) {
 	t.Helper()
-	opts := Options{Environ: env}
+	var d Document
 	if doc != "" {
-		opts.DocumentPath, opts.DocumentExplicit = writeDoc(t, "installation.yaml", doc), true
+		d.Path, d.Present = filepath.Join(t.TempDir(), "installation.yaml"), true
+		root, problem := docparse.Document(d.Path, []byte(doc))
+		if problem != "" {
+			d.Problems = []string{problem}
+		}
+		d.Root = root
 	}
-	return Load(opts)
+	return Build(d, env)
 }
 
 // mustLoad loads and fails the test on any problem.

@@ -8,17 +8,17 @@
 package installation
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 )
 
 // BuiltInAgentImage is the agent image injected when the installation names none.
 const BuiltInAgentImage = "ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.3.0"
 
-// Stores are the nine stores of the contract, in the order every list prints them.
-var Stores = []string{"consul", "vault", "config-server", "firestore", "git", "redis", "etcd", "nats", "s3"}
+// Stores are the nine stores of the contract (knob.Stores, the one list).
+var Stores = knob.Stores
 
 // Source says where an effective setting came from.
 type Source int
@@ -211,39 +211,3 @@ func Empty() *Installation {
 
 // EmptyRevision is the revision of the empty installation (canonical JSON "{}").
 const EmptyRevision = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
-
-// ReloadStatus is the outcome of the latest reload attempt.
-type ReloadStatus struct {
-	OK                bool
-	At                time.Time
-	Problems          []string
-	AttemptedRevision string
-}
-
-// Store holds the installation in force. Readers take a snapshot with Current
-// and use it for a whole decision; a swap never changes a snapshot in use.
-type Store struct {
-	current    atomic.Pointer[Installation]
-	lastReload atomic.Pointer[ReloadStatus]
-}
-
-// NewStore returns a store holding inst (which may be nil until the first load).
-func NewStore(inst *Installation) *Store {
-	s := &Store{}
-	if inst != nil {
-		s.current.Store(inst)
-	}
-	return s
-}
-
-// Current returns the installation in force, nil when none is held yet.
-func (s *Store) Current() *Installation { return s.current.Load() }
-
-// Swap puts inst in force and returns the previous one.
-func (s *Store) Swap(inst *Installation) *Installation { return s.current.Swap(inst) }
-
-// LastReload returns the latest reload attempt, nil before any.
-func (s *Store) LastReload() *ReloadStatus { return s.lastReload.Load() }
-
-// RecordReload records a reload attempt.
-func (s *Store) RecordReload(r ReloadStatus) { s.lastReload.Store(&r) }

@@ -8,26 +8,8 @@ import (
 	"strings"
 	"time"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
-
-// Options say where an installation comes from.
-type Options struct {
-	// DocumentPath is the installation document ("" = none: the empty document).
-	DocumentPath string
-	// DocumentExplicit is true when the path was named by the flag or by
-	// DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE: a missing file is then an error
-	// (spec 02 §1). The default path may be missing (the empty document).
-	DocumentExplicit bool
-	// Environ is the process environment (KEY=value); nil = --no-env.
-	Environ []string
-	// RefuseBlankDocument refuses a blank document (empty, whitespace or
-	// comments only) with BlankDocumentProblem instead of reading it as the
-	// empty document. Watch sets it on a reload when the installation in
-	// force came from a document that was not blank (02 §11): a truncated
-	// file never swaps in the empty installation; `{}` still does.
-	RefuseBlankDocument bool
-}
 
 // BlankDocumentProblem is the one problem of a reload refused because the
 // document became blank (GetInstallation.last_reload.problems).
@@ -36,20 +18,36 @@ const BlankDocumentProblem = "the document became empty; write {} to mean the em
 // now is the clock used for LoadedAt (tests replace it).
 var now = time.Now
 
-// Load reads the environment and the document, validates the whole
-// installation (spec 02 §7) and returns it, or a *Problems naming every
+// Document is the installation document as read (spec 02 §1): its path, whether
+// it exists, its top-level map (nil for the empty document) and the problems
+// met reading it (a missing or unreadable file, text that does not parse) —
+// the loader (decider/installation/loader) reads it, the model never does.
+type Document struct {
+	Path    string
+	Present bool
+	// Blank: present, and empty, whitespace or comments only (the empty document).
+	Blank bool
+	// Unread: the document could not be read or parsed, or was refused as
+	// blank; its revision was then not attempted.
+	Unread   bool
+	Root     *doctree.Node
+	Problems []string
+}
+
+// Build validates the whole installation — the environment (KEY=value; nil
+// = none) over the document — and returns it, or a *Problems naming every
 // problem in the order of spec 02 §7.3.
-func Load(opts Options) (*Installation, error) {
+func Build(doc Document, environ []string) (*Installation, error) {
 	rep := newReport()
-	doc := readDocument(opts.DocumentPath, opts.DocumentExplicit, opts.RefuseBlankDocument, rep)
-	return build(doc, newEnvironment(opts.Environ), rep)
+	rep.shape = append(rep.shape, doc.Problems...)
+	return build(doc, newEnvironment(environ), rep)
 }
 
 // build merges the environment over the document, validates and assembles
 // the snapshot.
-func build(doc document, env environment, rep *report) (*Installation, error) {
-	docKeys := map[string]*yaml.Node{}
-	for _, p := range pairs(doc.root) {
+func build(doc Document, env environment, rep *report) (*Installation, error) {
+	docKeys := map[string]*doctree.Node{}
+	for _, p := range doctree.Pairs(doc.Root) {
 		if !slices.Contains(documentKeys, p.Key) {
 			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
 			continue
@@ -64,9 +62,9 @@ func build(doc document, env environment, rep *report) (*Installation, error) {
 	}
 
 	inst := Empty()
-	inst.DocumentPath = doc.path
-	inst.DocumentPresent = doc.present
-	inst.DocumentBlank = doc.blank
+	inst.DocumentPath = doc.Path
+	inst.DocumentPresent = doc.Present
+	inst.DocumentBlank = doc.Blank
 	canon := map[string]any{}
 	readings := make([]reading, len(settings))
 	inputs := make([]input, len(settings))
@@ -74,13 +72,13 @@ func build(doc document, env environment, rep *report) (*Installation, error) {
 
 	for i, s := range settings {
 		envText, envSet := env.lookup(s.Variable)
-		var docNode *yaml.Node
+		var docNode *doctree.Node
 		if s.Key != "" {
 			docNode = docKeys[s.Key]
 		}
 		var docIn input
 		if docNode != nil {
-			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.path, s.Key)}
+			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.Path, s.Key)}
 		}
 		report := rep.forSetting(i, "")
 		counted := func(p string) { failed[i] = true; report(p) }
@@ -124,12 +122,12 @@ func build(doc document, env environment, rep *report) (*Installation, error) {
 	revision := Revision(canonical)
 	if lines := rep.lines(); len(lines) > 0 {
 		attempted := revision
-		if doc.unread {
+		if doc.Unread {
 			// Nothing of the document was read: the settings that "did
 			// parse" would name the empty document, which was not attempted.
 			attempted = ""
 		}
-		return nil, &Problems{DocumentPath: doc.path, Lines: lines, AttemptedRevision: attempted}
+		return nil, &Problems{DocumentPath: doc.Path, Lines: lines, AttemptedRevision: attempted}
 	}
 	inst.Canonical = canonical
 	inst.Revision = revision
@@ -201,7 +199,7 @@ func apply(inst *Installation, s setting, r reading, in input) {
 	case kindImageAllow:
 		inst.AgentImageAllow = r.prefixes
 	case kindSwitch:
-		if s.Variable == varAllowEvents {
+		if s.Variable == VarAllowEvents {
 			inst.AllowEvents = r.flag
 		} else {
 			inst.AllowTLSSkipVerify = r.flag
@@ -256,20 +254,19 @@ func rawValue(in input) any {
 }
 
 // nodeValue converts a document node into plain data (scalars as their text).
-func nodeValue(n *yaml.Node) any {
-	n = resolve(n)
+func nodeValue(n *doctree.Node) any {
 	switch {
-	case isNull(n):
+	case doctree.IsNull(n):
 		return nil
-	case n.Kind == yaml.SequenceNode:
+	case n.Kind == doctree.Sequence:
 		out := make([]any, len(n.Content))
 		for i, c := range n.Content {
 			out[i] = nodeValue(c)
 		}
 		return out
-	case n.Kind == yaml.MappingNode:
+	case n.Kind == doctree.Mapping:
 		out := map[string]any{}
-		for _, p := range pairs(n) {
+		for _, p := range doctree.Pairs(n) {
 			out[p.Key] = nodeValue(p.Value)
 		}
 		return out

@@ -89,5 +89,3 @@ func (r *report) lines() []string {
 	out = append(out, r.policyH...)
 	return out
 }
-
-func (r *report) empty() bool { return len(r.lines()) == 0 }

@@ -5,17 +5,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // input is one setting's value as one door gives it: the variable's text, or
 // the document's node.
 type input struct {
-	text   string     // the variable's value (environment)
-	node   *yaml.Node // the document's node (document)
+	text   string        // the variable's value (environment)
+	node   *doctree.Node // the document's node (document)
 	ctx    ctx
 	source Source
 	origin string // the variable, or "<document>: <key>"
@@ -73,21 +73,7 @@ func read(s setting, in input, report sink) reading {
 	c := in.ctx.String()
 	switch s.Kind {
 	case kindKnob:
-		value, marker := splitMarker(text)
-		if value == "" {
-			report(c + ": " + s.Knob + " is empty")
-			return reading{}
-		}
-		normalised, f := knob.Check(s.Knob, value)
-		if f != nil {
-			report(f.Message(c + ": " + s.Knob))
-			return reading{}
-		}
-		v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
-		if in.source == SourceDocument {
-			v.DocumentPath = s.Key
-		}
-		return reading{set: true, display: value, marker: marker, canon: value + markerSuffix(marker), value: v}
+		return readKnob(s, in, c, text, report)
 	case kindAgentEnv:
 		entries, problems := ParseEnvList(c, text)
 		for _, p := range problems {
@@ -105,37 +91,13 @@ func read(s setting, in input, report sink) reading {
 		}
 		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindClasses:
-		switch text {
-		case "false", "true": // spec 08 §2: the decider watches the classes when true
-			return reading{set: true, display: text, canon: text, flag: text == "true"}
-		default:
+		if text != "true" && text != "false" { // spec 08 §2: the decider watches the classes when true
 			report(s.Variable + " is " + redact.Quote(text) + `: "true" or "false"`)
+			return reading{}
 		}
-		return reading{}
+		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindImageAllow:
-		var prefixes []string
-		bad := false
-		for _, p := range strings.Split(text, ",") {
-			p = trim(p)
-			if p == "" {
-				continue
-			}
-			if p == "*" {
-				report(c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`)
-				bad = true
-				continue
-			}
-			prefixes = append(prefixes, p)
-		}
-		if bad {
-			return reading{}
-		}
-		if len(prefixes) == 0 {
-			report(c + ": names nothing; leave it empty to allow no agent-image")
-			return reading{}
-		}
-		joined := strings.Join(prefixes, ", ")
-		return reading{set: true, display: joined, canon: joined, prefixes: prefixes}
+		return readImageAllow(c, text, report)
 	case kindImage:
 		if strings.ContainsAny(text, asciiSpace) {
 			report(s.Variable + " is " + redact.Quote(text) + ": an image reference without spaces")
@@ -152,6 +114,53 @@ func read(s setting, in input, report sink) reading {
 	return reading{}
 }
 
+// readKnob reads a fleet default: the knob's value and marker, checked by
+// the knob's own grammar (its registry row).
+func readKnob(s setting, in input, c, text string, report sink) reading {
+	value, marker := splitMarker(text)
+	if value == "" {
+		report(c + ": " + s.Knob + " is empty")
+		return reading{}
+	}
+	normalised, f := registry.Lookup(s.Knob).Check(value)
+	if f != nil {
+		report(f.Message(c + ": " + s.Knob))
+		return reading{}
+	}
+	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
+	if in.source == SourceDocument {
+		v.DocumentPath = s.Key
+	}
+	return reading{set: true, display: value, marker: marker, canon: value + markerSuffix(marker), value: v}
+}
+
+// readImageAllow reads agentImageAllow: comma-separated image prefixes, "*" refused.
+func readImageAllow(c, text string, report sink) reading {
+	var prefixes []string
+	bad := false
+	for _, p := range strings.Split(text, ",") {
+		p = trim(p)
+		if p == "" {
+			continue
+		}
+		if p == "*" {
+			report(c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`)
+			bad = true
+			continue
+		}
+		prefixes = append(prefixes, p)
+	}
+	if bad {
+		return reading{}
+	}
+	if len(prefixes) == 0 {
+		report(c + ": names nothing; leave it empty to allow no agent-image")
+		return reading{}
+	}
+	joined := strings.Join(prefixes, ", ")
+	return reading{set: true, display: joined, canon: joined, prefixes: prefixes}
+}
+
 func readStoreDefaults(in input, report sink) reading {
 	r := newStoreDefaultsReader(in.source, report)
 	if in.node == nil {
@@ -161,10 +170,10 @@ func readStoreDefaults(in input, report sink) reading {
 		}
 		r.readString(in.ctx, t)
 	} else {
-		if isNull(in.node) {
+		if doctree.IsNull(in.node) {
 			return reading{}
 		}
-		if n := resolve(in.node); n.Kind == yaml.ScalarNode && trim(n.Value) == "" {
+		if n := in.node; n.Kind == doctree.Scalar && trim(n.Value) == "" {
 			return reading{}
 		}
 		r.readNode(in.node)
@@ -195,7 +204,7 @@ func readGate(s setting, in input, report sink) reading {
 	rep := func(p string) { failed = true; report(p) }
 	// The variable's text and the document's string form read alike.
 	text, isText := in.text, in.node == nil
-	if n := resolve(in.node); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+	if n := in.node; n != nil && n.Kind == doctree.Scalar && !doctree.IsNull(n) {
 		text, isText = n.Value, true
 	}
 	if isText {
@@ -209,35 +218,35 @@ func readGate(s setting, in input, report sink) reading {
 			rep(p)
 		}
 	} else {
-		n := resolve(in.node)
+		n := in.node
 		switch {
-		case isNull(n):
+		case doctree.IsNull(n):
 			return reading{}
-		case n.Kind == yaml.SequenceNode:
+		case n.Kind == doctree.Sequence:
 			rep(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
 		default:
-			for _, np := range pairs(n) {
+			for _, np := range doctree.Pairs(n) {
 				path := s.Key + "." + np.Key
 				c := docCtx(path, s.Variable).String()
-				v := resolve(np.Value)
-				if isNull(v) {
+				v := np.Value
+				if doctree.IsNull(v) {
 					continue
 				}
 				var names []string
 				switch v.Kind {
-				case yaml.MappingNode:
+				case doctree.Mapping:
 					rep(path + ": a list of names, or one comma-separated string; this is a map")
 					continue
-				case yaml.ScalarNode:
+				case doctree.Scalar:
 					if trim(v.Value) == "" {
 						continue // a blank scalar is unset (spec 02 §3 rule 2)
 					}
 					names = strings.Split(v.Value, ",")
-				case yaml.SequenceNode:
+				case doctree.Sequence:
 					for j, item := range v.Content {
 						text, ok, _ := scalar("", item)
-						if it := resolve(item); it != nil && it.Kind != yaml.ScalarNode {
-							rep(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + kindWord(it))
+						if it := item; it != nil && it.Kind != doctree.Scalar {
+							rep(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + doctree.KindWord(it))
 							continue
 						}
 						if ok {
@@ -274,8 +283,8 @@ func readEnvPolicy(in input, report sink) reading {
 		}
 		p, problems = envpolicy.ParseVariable(in.text)
 	} else {
-		n := resolve(in.node)
-		if isNull(n) || (n.Kind == yaml.ScalarNode && trim(n.Value) == "") {
+		n := in.node
+		if doctree.IsNull(n) || (n.Kind == doctree.Scalar && trim(n.Value) == "") {
 			return reading{}
 		}
 		p, problems = envpolicy.ParseDocument(in.node, "envPolicy")

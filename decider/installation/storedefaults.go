@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 var storeKnobList = strings.Join(StoreKnobs, ", ")
@@ -100,44 +100,43 @@ func (r *storeDefaultsReader) readPairs(c, gc ctx, store, text string, g *StoreG
 
 // readNode reads the document's storeDefaults node: a grammar string, or a
 // map of store to (map of knob to scalar, or one `knob=value, …` string).
-func (r *storeDefaultsReader) readNode(n *yaml.Node) {
+func (r *storeDefaultsReader) readNode(n *doctree.Node) {
 	const key = "storeDefaults"
 	c := docCtx(key, varStoreDefaults)
-	n = resolve(n)
 	switch n.Kind {
-	case yaml.ScalarNode:
+	case doctree.Scalar:
 		if t := trim(n.Value); t != "" {
 			r.readString(c, t)
 		}
 		return
-	case yaml.SequenceNode:
+	case doctree.Sequence:
 		r.report(key + ": a map of store to settings, or that grammar as one string; this is a list")
 		return
 	}
-	for _, sp := range pairs(n) {
+	for _, sp := range doctree.Pairs(n) {
 		path := key + "." + sp.Key
 		if !IsStore(sp.Key) {
 			r.report(path + ": " + strconv.Quote(sp.Key) + " is not a store this contract knows")
 			continue
 		}
-		v := resolve(sp.Value)
-		if isNull(v) {
+		v := sp.Value
+		if doctree.IsNull(v) {
 			continue
 		}
 		gc := docCtx(path, varStoreDefaults).store(sp.Key)
 		switch v.Kind {
-		case yaml.SequenceNode:
+		case doctree.Sequence:
 			r.report(path + ": a map of setting to value, or that grammar as one string; this is a list")
-		case yaml.ScalarNode:
+		case doctree.Scalar:
 			t := trim(v.Value)
 			if t == "" {
 				continue
 			}
 			g := r.group(sp.Key, path, gc)
 			r.readPairs(gc, gc, sp.Key, t, g)
-		case yaml.MappingNode:
+		case doctree.Mapping:
 			g := r.group(sp.Key, path, gc)
-			kps := pairs(v)
+			kps := doctree.Pairs(v)
 			if len(kps) == 0 {
 				r.report(gc.String() + ": the group for " + strconv.Quote(sp.Key) + " names nothing")
 			}
@@ -185,7 +184,7 @@ func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string,
 		r.report(vc.String() + ": " + k + " is empty")
 		return
 	}
-	normalised, f := knob.Check(k, value)
+	normalised, f := registry.Lookup(k).Check(value)
 	if f != nil {
 		r.report(f.Message(vc.String() + ": " + k))
 		return

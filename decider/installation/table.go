@@ -1,6 +1,11 @@
 package installation
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+)
 
 // kind says how a setting's value is read.
 type kind int
@@ -30,24 +35,31 @@ type setting struct {
 	BuiltIn    string
 	// GateMeaning is what an empty gate means, for the "names nothing" message.
 	GateMeaning string
+	row         int // the spec 02 §2.1 row of a fleet default
 }
 
-// settings are the rows of spec 02 §2, in table order.
-var settings = []setting{
-	{Key: "cpuRequest", Variable: "DYNAMIC_CONFIG_AGENT_CPU_REQUEST", ChartValue: "agent.defaults.cpuRequest", Knob: "agent-cpu-request", Kind: kindKnob, BuiltIn: "10m"},
-	{Key: "memoryRequest", Variable: "DYNAMIC_CONFIG_AGENT_MEMORY_REQUEST", ChartValue: "agent.defaults.memoryRequest", Knob: "agent-memory-request", Kind: kindKnob, BuiltIn: "32Mi"},
-	{Key: "cpuLimit", Variable: "DYNAMIC_CONFIG_AGENT_CPU_LIMIT", ChartValue: "agent.defaults.cpuLimit", Knob: "agent-cpu-limit", Kind: kindKnob},
-	{Key: "memoryLimit", Variable: "DYNAMIC_CONFIG_AGENT_MEMORY_LIMIT", ChartValue: "agent.defaults.memoryLimit", Knob: "agent-memory-limit", Kind: kindKnob, BuiltIn: "64Mi"},
-	{Key: "fileMode", Variable: "DYNAMIC_CONFIG_AGENT_FILE_MODE", ChartValue: "agent.defaults.fileMode", Knob: "file-mode", Kind: kindKnob},
-	{Key: "watchSeconds", Variable: "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS", ChartValue: "agent.defaults.watchSeconds", Knob: "watch-seconds", Kind: kindKnob, BuiltIn: "15"},
-	{Key: "mode", Variable: "DYNAMIC_CONFIG_AGENT_MODE", ChartValue: "agent.defaults.mode", Knob: "mode", Kind: kindKnob, BuiltIn: "sidecar"},
-	{Key: "nativeSidecar", Variable: "DYNAMIC_CONFIG_AGENT_NATIVE_SIDECAR", ChartValue: "agent.defaults.nativeSidecar", Knob: "native-sidecar", Kind: kindKnob, BuiltIn: "false"},
-	{Key: "volumeMedium", Variable: "DYNAMIC_CONFIG_AGENT_VOLUME_MEDIUM", ChartValue: "agent.defaults.volumeMedium", Knob: "volume-medium", Kind: kindKnob, BuiltIn: "memory"},
-	{Key: "runAsUser", Variable: "DYNAMIC_CONFIG_AGENT_RUN_AS_USER", ChartValue: "agent.defaults.runAsUser", Knob: "agent-run-as-user", Kind: kindKnob, BuiltIn: "65532"},
-	{Key: "runAsGroup", Variable: "DYNAMIC_CONFIG_AGENT_RUN_AS_GROUP", ChartValue: "agent.defaults.runAsGroup", Knob: "agent-run-as-group", Kind: kindKnob, BuiltIn: "65532"},
-	{Key: "metricsPort", Variable: "DYNAMIC_CONFIG_AGENT_METRICS_PORT", ChartValue: "agent.defaults.metricsPort", Knob: "metrics-port", Kind: kindKnob},
-	{Key: "source", Variable: "DYNAMIC_CONFIG_AGENT_SOURCE", ChartValue: "agent.defaults.source", Knob: "source", Kind: kindKnob},
-	{Key: "path", Variable: "DYNAMIC_CONFIG_AGENT_PATH", ChartValue: "agent.defaults.path", Knob: "path", Kind: kindKnob},
+// settings are the rows of spec 02 §2, in table order: the fleet defaults of
+// rows 1–14 are the registry's (a knob row owns its setting), then the rest.
+var settings = append(fleetSettings(), otherSettings...)
+
+// fleetSettings are the registry rows with an installation setting, in
+// spec 02 §2.1 row order.
+func fleetSettings() []setting {
+	var out []setting
+	for _, id := range registry.All {
+		r := id.Row()
+		if r.Setting == nil {
+			continue
+		}
+		out = append(out, setting{Key: r.Setting.Key, Variable: r.Setting.Variable, ChartValue: r.Setting.ChartValue,
+			Knob: r.Name, Kind: kindKnob, BuiltIn: r.BuiltIn, row: r.Setting.Row})
+	}
+	slices.SortFunc(out, func(a, b setting) int { return a.row - b.row })
+	return out
+}
+
+// otherSettings are spec 02 §2 rows 15–27.
+var otherSettings = []setting{
 	{Key: "agentEnv", Variable: "DYNAMIC_CONFIG_AGENT_ENV", ChartValue: "agent.defaults.env", Kind: kindAgentEnv},
 	{Key: "overridable", Variable: "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE", ChartValue: "agent.defaults.overridable", Kind: kindOverridable, BuiltIn: "true"},
 	{Key: "storeDefaults", Variable: "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS", ChartValue: "agent.defaults.perStore", Kind: kindStoreDefaults},
@@ -80,16 +92,16 @@ const DefaultDocumentPath = "/etc/dynamic-config/installation.yaml"
 
 // Variable names used by the loader directly.
 const (
-	varStoreDefaults = "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS"
-	varOverridable   = "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE"
-	varEnvPolicy     = "DYNAMIC_CONFIG_ENV_POLICY"
-	varAgentEnv      = "DYNAMIC_CONFIG_AGENT_ENV"
-	varImageAllow    = "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW"
-	varTLSSkip       = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY"
-	varAllowEvents   = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS"
-	varClasses       = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
-	varImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
-	varPullSecret    = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
+	varStoreDefaults      = "DYNAMIC_CONFIG_AGENT_STORE_DEFAULTS"
+	varOverridable        = "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE"
+	varEnvPolicy          = "DYNAMIC_CONFIG_ENV_POLICY"
+	varAgentEnv           = "DYNAMIC_CONFIG_AGENT_ENV"
+	VarImageAllow         = "DYNAMIC_CONFIG_WEBHOOK_AGENT_IMAGE_ALLOW"
+	VarAllowTLSSkipVerify = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY"
+	VarAllowEvents        = "DYNAMIC_CONFIG_WEBHOOK_ALLOW_EVENTS"
+	VarClasses            = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
+	VarAgentImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
+	VarPullSecret         = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
 )
 
 // frontdoorVariables are the front door's own names under the scanned prefixes
@@ -122,6 +134,9 @@ func Variables() []string {
 	}
 	return append(out, DefaultsFileVariable)
 }
+
+// DocumentKeys are the document's keys (spec 02 §2.6), in order.
+func DocumentKeys() []string { return append([]string(nil), documentKeys...) }
 
 // documentKeys is the document's key list (spec 02 §2.6), in order.
 var documentKeys = func() []string {
@@ -164,15 +179,13 @@ var FleetKnobs = func() []string {
 	return out
 }()
 
-// BuiltIn returns the built-in default of a fleet knob ("" when none).
+// BuiltIn returns the built-in default of a knob ("" when none): the registry's.
 func BuiltIn(knob string) string {
-	for _, s := range settings {
-		if s.Kind == kindKnob && s.Knob == knob {
-			return s.BuiltIn
-		}
+	if r := registry.Lookup(knob); r != nil {
+		return r.BuiltIn
 	}
 	return ""
 }
 
 // IsStore reports whether s is one of the nine stores.
-func IsStore(s string) bool { return slices.Contains(Stores, s) }
+func IsStore(s string) bool { return slices.Contains(knob.Stores, s) }

@@ -4,8 +4,8 @@
 // annotation message `{K} is {V}: <expectation>` and the installation message
 // `{ctx}: <knob> is {V}: <expectation>` (spec 02 §3 rule 4).
 //
-// A knob is spelled as its annotation, without prefix or render suffix
-// ("watch-seconds", "endpoint-secret").
+// The package holds the grammars as values; which knob has which grammar is
+// a column of the registry table (decider/registry), never a lookup here.
 package knob
 
 import "github.com/dynamic-config-admission/dynamic-config/decider/redact"
@@ -26,43 +26,6 @@ type Failure struct {
 // `{ctx}: <knob>`.
 func (f *Failure) Message(subject string) string {
 	return subject + " is " + f.Shown + ": " + f.Expectation
-}
-
-// Check validates value as knob's grammar and returns the normalised value
-// (numbers in plain decimal, file-mode as "0<oct>", everything else as
-// written). A knob this package does not know accepts any value unchanged.
-func Check(knob, value string) (normalised string, f *Failure) {
-	g, ok := grammars[knob]
-	if !ok {
-		return value, nil
-	}
-	return g.check(value)
-}
-
-// Known reports whether knob has a value grammar here.
-func Known(knob string) bool {
-	_, ok := grammars[knob]
-	return ok
-}
-
-// Equal compares two values of knob the way a pin does (spec 02 §4): raw
-// strings for store-shaped knobs, source, path and quantities; parsed values
-// for enumerations, booleans and numbers (so "030" equals "30"); normalised
-// octal for file-mode. A side that does not parse compares raw.
-func Equal(knob, a, b string) bool {
-	if a == b {
-		return true
-	}
-	g, ok := grammars[knob]
-	if !ok || g.compare != byParsed {
-		return false
-	}
-	na, fa := g.check(a)
-	nb, fb := g.check(b)
-	if fa != nil || fb != nil {
-		return false
-	}
-	return na == nb
 }
 
 // fail builds a failure showing value quoted.

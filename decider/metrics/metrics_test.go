@@ -10,6 +10,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 )
 
 func newTestDecider(t *testing.T) (*Decider, *prometheus.Registry) {
@@ -184,7 +185,7 @@ func seriesValue(m *Decider, series string) float64 {
 
 func TestReloadObserver(t *testing.T) {
 	m, _ := newTestDecider(t)
-	var _ installation.ReloadObserver = m
+	var _ loader.ReloadObserver = m
 
 	m.ReloadRejected(3)
 	t.Run("a rejected reload counts error and records its problems", func(t *testing.T) {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 )
 
 // Values of the reload result label.
@@ -12,7 +13,7 @@ const (
 )
 
 // The decider metrics are the installation's reload observer.
-var _ installation.ReloadObserver = (*Decider)(nil)
+var _ loader.ReloadObserver = (*Decider)(nil)
 
 // ReloadOK counts a valid, changed installation that was swapped in and
 // clears the problem gauge.

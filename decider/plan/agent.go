@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // agentContainer builds the full container of one agent (spec 03 §3).
@@ -41,7 +42,7 @@ func metricsPortAndProbe(v *view, port int32) ([]decision.ContainerPort, *decisi
 		get.PortNumber = port
 	}
 	ports := []decision.ContainerPort{p}
-	if !v.podIs("readiness") {
+	if !v.podIs(registry.Readiness) {
 		return ports, nil
 	}
 	return ports, &decision.Probe{
@@ -55,26 +56,26 @@ func metricsPortAndProbe(v *view, port int32) ([]decision.ContainerPort, *decisi
 // knob is the value that makes the volume exist.
 var defaultMounts = []struct {
 	aux  auxiliary
-	knob string
+	knob registry.ID
 }{
-	{auxCA, "ca-configmap"},
-	{auxSSH, "ssh-secret"},
-	{auxCanary, "canary-configmap"},
-	{auxExtra, "extra-secret"},
-	{auxClientTLS, "tls-secret"},
-	{auxTemplate, "template-configmap"},
-	{auxSchema, "schema-configmap"},
+	{auxCA, registry.CAConfigMap},
+	{auxSSH, registry.SSHSecret},
+	{auxCanary, registry.CanaryConfigMap},
+	{auxExtra, registry.ExtraSecret},
+	{auxClientTLS, registry.TLSSecret},
+	{auxTemplate, registry.TemplateConfigMap},
+	{auxSchema, registry.SchemaConfigMap},
 }
 
 // namedMounts is a named render's agent mount order (spec 03 §3.3).
 var namedMounts = []struct {
 	aux  auxiliary
-	knob string
+	knob registry.ID
 }{
-	{auxCA, "ca-configmap"},
-	{auxSSH, "ssh-secret"},
-	{auxClientTLS, "tls-secret"},
-	{auxTemplate, "template-configmap"},
+	{auxCA, registry.CAConfigMap},
+	{auxSSH, registry.SSHSecret},
+	{auxClientTLS, registry.TLSSecret},
+	{auxTemplate, registry.TemplateConfigMap},
 }
 
 // agentMounts are the shared volume at <dir>, then the render's auxiliary
@@ -87,7 +88,7 @@ func agentMounts(v *view) []decision.VolumeMount {
 	mounts := make([]decision.VolumeMount, 1, 1+len(rows))
 	mounts[0] = decision.VolumeMount{Name: SharedVolumeName, MountPath: v.dir}
 	for _, r := range rows {
-		if _, ok := v.render.Values[r.knob]; !ok {
+		if !v.render.Values.Has(r.knob) {
 			continue
 		}
 		mounts = append(mounts, decision.VolumeMount{
@@ -104,17 +105,17 @@ func agentMounts(v *view) []decision.VolumeMount {
 func resources(v *view) (requests, limits map[string]string) {
 	requests = make(map[string]string, 3)
 	limits = make(map[string]string, 3)
-	requests["cpu"], _ = v.pod("agent-cpu-request")
-	requests["memory"], _ = v.pod("agent-memory-request")
-	limits["memory"], _ = v.pod("agent-memory-limit")
-	if s, ok := v.pod("agent-cpu-limit"); ok {
+	requests["cpu"], _ = v.pod(registry.AgentCPURequest)
+	requests["memory"], _ = v.pod(registry.AgentMemoryRequest)
+	limits["memory"], _ = v.pod(registry.AgentMemoryLimit)
+	if s, ok := v.pod(registry.AgentCPULimit); ok {
 		limits["cpu"] = s
 	}
 	if v.isDefault() {
-		if s, ok := v.pod("agent-ephemeral-request"); ok {
+		if s, ok := v.pod(registry.AgentEphemeralRequest); ok {
 			requests["ephemeral-storage"] = s
 		}
-		if s, ok := v.pod("agent-ephemeral-limit"); ok {
+		if s, ok := v.pod(registry.AgentEphemeralLimit); ok {
 			limits["ephemeral-storage"] = s
 		}
 	}
@@ -123,8 +124,8 @@ func resources(v *view) (requests, limits map[string]string) {
 
 // securityContext is the restricted context of every agent (spec 03 §3.5).
 func securityContext(v *view) decision.SecurityContext {
-	uid, _ := v.pod("agent-run-as-user")
-	gid, _ := v.pod("agent-run-as-group")
+	uid, _ := v.pod(registry.AgentRunAsUser)
+	gid, _ := v.pod(registry.AgentRunAsGroup)
 	return decision.SecurityContext{
 		RunAsNonRoot:             true,
 		RunAsUser:                int64Value(uid),

@@ -1,6 +1,10 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+)
 
 // agentKinds says which agents an argument row applies to.
 type agentKinds uint8
@@ -32,45 +36,45 @@ type argRow struct {
 
 // argRows is the argument table of spec 03 §3.2, walked top to bottom.
 var argRows = []argRow{
-	{1, bothAgents, everyRender, always, flagValue("--source", "source")},
-	{2, bothAgents, everyRender, hasOwn("endpoint"), flagValue("--endpoint", "endpoint")},
-	{3, bothAgents, everyRender, always, flagValue("--key", "key")},
-	{4, bothAgents, everyRender, always, flagValue("--out", "path")},
-	{5, bothAgents, everyRender, hasOwn("section"), flagValue("--section", "section")},
-	{6, bothAgents, everyRender, hasOwn("auth"), flagValue("--auth", "auth")},
-	{7, bothAgents, everyRender, hasOwn("auth-mount"), flagValue("--auth-mount", "auth-mount")},
-	{8, bothAgents, everyRender, hasOwn("auth-role"), flagValue("--auth-role", "auth-role")},
-	{9, bothAgents, everyRender, hasOwn("auth-username"), flagValue("--auth-username", "auth-username")},
-	{10, bothAgents, everyRender, hasOwn("auth-token-path"), flagValue("--auth-token-path", "auth-token-path")},
-	{11, bothAgents, everyRender, hasOwn("namespace"), flagValue("--namespace", "namespace")},
-	{12, bothAgents, everyRender, hasOwn("ref"), flagValue("--ref", "ref")},
-	{13, bothAgents, everyRender, hasOwn("api-url"), flagValue("--api-url", "api-url")},
-	{14, bothAgents, defaultOnly, hasOwn("startup-policy"), flagValue("--startup-policy", "startup-policy")},
-	{15, bothAgents, defaultOnly, hasOwn("on-delete"), flagValue("--on-delete", "on-delete")},
-	{16, bothAgents, defaultOnly, hasOwn("max-document-bytes"), flagNumber("--max-document-bytes", "max-document-bytes")},
-	{17, bothAgents, defaultOnly, hasOwn("max-staleness"), flagValue("--max-staleness", "max-staleness")},
+	{1, bothAgents, everyRender, always, flagValue("--source", registry.Source)},
+	{2, bothAgents, everyRender, hasOwn(registry.Endpoint), flagValue("--endpoint", registry.Endpoint)},
+	{3, bothAgents, everyRender, always, flagValue("--key", registry.Key)},
+	{4, bothAgents, everyRender, always, flagValue("--out", registry.Path)},
+	{5, bothAgents, everyRender, hasOwn(registry.Section), flagValue("--section", registry.Section)},
+	{6, bothAgents, everyRender, hasOwn(registry.Auth), flagValue("--auth", registry.Auth)},
+	{7, bothAgents, everyRender, hasOwn(registry.AuthMount), flagValue("--auth-mount", registry.AuthMount)},
+	{8, bothAgents, everyRender, hasOwn(registry.AuthRole), flagValue("--auth-role", registry.AuthRole)},
+	{9, bothAgents, everyRender, hasOwn(registry.AuthUsername), flagValue("--auth-username", registry.AuthUsername)},
+	{10, bothAgents, everyRender, hasOwn(registry.AuthTokenPath), flagValue("--auth-token-path", registry.AuthTokenPath)},
+	{11, bothAgents, everyRender, hasOwn(registry.Namespace), flagValue("--namespace", registry.Namespace)},
+	{12, bothAgents, everyRender, hasOwn(registry.Ref), flagValue("--ref", registry.Ref)},
+	{13, bothAgents, everyRender, hasOwn(registry.APIURL), flagValue("--api-url", registry.APIURL)},
+	{14, bothAgents, defaultOnly, hasOwn(registry.StartupPolicy), flagValue("--startup-policy", registry.StartupPolicy)},
+	{15, bothAgents, defaultOnly, hasOwn(registry.OnDelete), flagValue("--on-delete", registry.OnDelete)},
+	{16, bothAgents, defaultOnly, hasOwn(registry.MaxDocumentBytes), flagNumber("--max-document-bytes", registry.MaxDocumentBytes)},
+	{17, bothAgents, defaultOnly, hasOwn(registry.MaxStaleness), flagValue("--max-staleness", registry.MaxStaleness)},
 	{18, bothAgents, everyRender, sshKeyWithoutAuth, fixed("--auth", "ssh-key")},
-	{19, bothAgents, everyRender, hasOwn("ssh-secret"), refFile("--ssh-key", "ssh-secret", auxSSH, defaultSSHKey)},
-	{20, bothAgents, everyRender, hasOwn("ca-configmap"), refFile("--ca", "ca-configmap", auxCA, defaultCAKey)},
-	{21, bothAgents, everyRender, hasOwn("tls-server-name"), flagValue("--tls-server-name", "tls-server-name")},
-	{22, bothAgents, everyRender, isTrue("tls-skip-verify"), fixed("--tls-skip-verify")},
-	{23, bothAgents, everyRender, hasOwn("file-mode"), fileMode},
+	{19, bothAgents, everyRender, hasOwn(registry.SSHSecret), refFile("--ssh-key", registry.SSHSecret, auxSSH, defaultSSHKey)},
+	{20, bothAgents, everyRender, hasOwn(registry.CAConfigMap), refFile("--ca", registry.CAConfigMap, auxCA, defaultCAKey)},
+	{21, bothAgents, everyRender, hasOwn(registry.TLSServerName), flagValue("--tls-server-name", registry.TLSServerName)},
+	{22, bothAgents, everyRender, isTrue(registry.TLSSkipVerify), fixed("--tls-skip-verify")},
+	{23, bothAgents, everyRender, hasOwn(registry.FileMode), fileMode},
 	{24, bothAgents, everyRender, hasTemplate, template},
-	{25, bothAgents, defaultOnly, hasOwn("schema-configmap"), refFile("--schema", "schema-configmap", auxSchema, defaultSchemaKey)},
-	{26, bothAgents, everyRender, hasOwn("tls-secret"), clientTLS},
-	{27, watchingAgent, everyRender, always, flagNumber("--watch", "watch-seconds")},
-	{28, bothAgents, defaultOnly, isTrue("dynamic"), fixed("--dynamic")},
+	{25, bothAgents, defaultOnly, hasOwn(registry.SchemaConfigMap), refFile("--schema", registry.SchemaConfigMap, auxSchema, defaultSchemaKey)},
+	{26, bothAgents, everyRender, hasOwn(registry.TLSSecret), clientTLS},
+	{27, watchingAgent, everyRender, always, flagNumber("--watch", registry.WatchSeconds)},
+	{28, bothAgents, defaultOnly, isTrue(registry.Dynamic), fixed("--dynamic")},
 	{29, bothAgents, defaultOnly, hasAlso, also},
-	{30, watchingAgent, defaultOnly, isTrue("meta"), fixed("--meta")},
+	{30, watchingAgent, defaultOnly, isTrue(registry.Meta), fixed("--meta")},
 	{31, watchingAgent, defaultOnly, dynamicWithoutRevoke, fixed("--no-revoke-on-shutdown")},
-	{32, watchingAgent, defaultOnly, hasOwn("notify-http"), flagValue("--notify-http", "notify-http")},
-	{33, watchingAgent, defaultOnly, hasOwn("on-drift"), flagValue("--on-drift", "on-drift")},
-	{34, watchingAgent, everyRender, isFalse("tls-reload"), fixed("--no-tls-reload")},
-	{35, watchingAgent, defaultOnly, hasOwn("history"), flagNumber("--history", "history")},
-	{36, watchingAgent, defaultOnly, isTrue("require-ack"), fixed("--require-ack")},
-	{37, watchingAgent, defaultOnly, isTrue("events"), fixed("--events")},
-	{38, watchingAgent, everyRender, hasOwn("timeout"), flagNumber("--timeout", "timeout")},
-	{39, watchingAgent, defaultOnly, hasOwn("canary-configmap"), refFile("--canary", "canary-configmap", auxCanary, defaultCanaryKey)},
+	{32, watchingAgent, defaultOnly, hasOwn(registry.NotifyHTTP), flagValue("--notify-http", registry.NotifyHTTP)},
+	{33, watchingAgent, defaultOnly, hasOwn(registry.OnDrift), flagValue("--on-drift", registry.OnDrift)},
+	{34, watchingAgent, everyRender, isFalse(registry.TLSReload), fixed("--no-tls-reload")},
+	{35, watchingAgent, defaultOnly, hasOwn(registry.History), flagNumber("--history", registry.History)},
+	{36, watchingAgent, defaultOnly, isTrue(registry.RequireAck), fixed("--require-ack")},
+	{37, watchingAgent, defaultOnly, isTrue(registry.Events), fixed("--events")},
+	{38, watchingAgent, everyRender, hasOwn(registry.Timeout), flagNumber("--timeout", registry.Timeout)},
+	{39, watchingAgent, defaultOnly, hasOwn(registry.CanaryConfigMap), refFile("--canary", registry.CanaryConfigMap, auxCanary, defaultCanaryKey)},
 	{40, watchingAgent, defaultOnly, revokeGraceApplies, revokeGrace},
 	{41, watchingAgent, everyRender, hasMetricsPort, metricsAddr},
 }
@@ -93,18 +97,18 @@ func agentArgs(v *view, kind agentKinds) []string {
 func always(*view) bool { return true }
 
 // hasOwn: the render resolved a value for the knob (any tier), built-ins excluded.
-func hasOwn(knob string) func(*view) bool {
+func hasOwn(knob registry.ID) func(*view) bool {
 	return func(v *view) bool {
-		_, ok := v.render.Values[knob]
+		ok := v.render.Values.Has(knob)
 		return ok
 	}
 }
 
-func isTrue(knob string) func(*view) bool {
+func isTrue(knob registry.ID) func(*view) bool {
 	return func(v *view) bool { return v.is(knob) }
 }
 
-func isFalse(knob string) func(*view) bool {
+func isFalse(knob registry.ID) func(*view) bool {
 	return func(v *view) bool {
 		s, _ := v.get(knob)
 		return s == "false"
@@ -112,27 +116,27 @@ func isFalse(knob string) func(*view) bool {
 }
 
 func sshKeyWithoutAuth(v *view) bool {
-	_, ssh := v.render.Values["ssh-secret"]
-	_, auth := v.render.Values["auth"]
+	_, ssh := v.render.Values.Get(registry.SSHSecret)
+	_, auth := v.render.Values.Get(registry.Auth)
 	return ssh && !auth
 }
 
 func hasTemplate(v *view) bool {
-	_, inline := v.render.Values["template"]
-	_, configMap := v.render.Values["template-configmap"]
+	_, inline := v.render.Values.Get(registry.Template)
+	_, configMap := v.render.Values.Get(registry.TemplateConfigMap)
 	return inline || configMap
 }
 
 func hasAlso(v *view) bool { return len(v.in.Also) > 0 }
 
 func dynamicWithoutRevoke(v *view) bool {
-	s, _ := v.get("revoke-on-shutdown")
-	return v.is("dynamic") && s == "false"
+	s, _ := v.get(registry.RevokeOnShutdown)
+	return v.is(registry.Dynamic) && s == "false"
 }
 
 func revokeGraceApplies(v *view) bool {
-	_, grace := v.render.Values["revoke-grace"]
-	return grace && v.is("dynamic") && v.is("revoke-on-shutdown")
+	_, grace := v.render.Values.Get(registry.RevokeGrace)
+	return grace && v.is(registry.Dynamic) && v.is(registry.RevokeOnShutdown)
 }
 
 func hasMetricsPort(v *view) bool { return metricsPort(v) != 0 }
@@ -143,14 +147,14 @@ func fixed(tokens ...string) func(*view, []string) []string {
 	return func(_ *view, args []string) []string { return append(args, tokens...) }
 }
 
-func flagValue(flag, knob string) func(*view, []string) []string {
+func flagValue(flag string, knob registry.ID) func(*view, []string) []string {
 	return func(v *view, args []string) []string {
 		s, _ := v.get(knob)
 		return append(args, flag, s)
 	}
 }
 
-func flagNumber(flag, knob string) func(*view, []string) []string {
+func flagNumber(flag string, knob registry.ID) func(*view, []string) []string {
 	return func(v *view, args []string) []string {
 		s, _ := v.get(knob)
 		return append(args, flag, decimal(s))
@@ -158,7 +162,7 @@ func flagNumber(flag, knob string) func(*view, []string) []string {
 }
 
 // refFile passes the file of a mounted reference: <mount dir>/<key>.
-func refFile(flag, knob string, aux auxiliary, defaultKey string) func(*view, []string) []string {
+func refFile(flag string, knob registry.ID, aux auxiliary, defaultKey string) func(*view, []string) []string {
 	return func(v *view, args []string) []string {
 		s, _ := v.get(knob)
 		_, key := splitRef(s, defaultKey)
@@ -167,16 +171,16 @@ func refFile(flag, knob string, aux auxiliary, defaultKey string) func(*view, []
 }
 
 func fileMode(v *view, args []string) []string {
-	s, _ := v.get("file-mode")
+	s, _ := v.get(registry.FileMode)
 	_, normalised, _ := octalMode(s)
 	return append(args, "--file-mode", normalised)
 }
 
 func template(v *view, args []string) []string {
-	if s, ok := v.render.Values["template"]; ok {
+	if s, ok := v.render.Values.Get(registry.Template); ok {
 		return append(args, "--template-inline", s)
 	}
-	_, key := splitRef(v.render.Values["template-configmap"], defaultTemplateKey)
+	_, key := splitRef(v.render.Values.Text(registry.TemplateConfigMap), defaultTemplateKey)
 	return append(args, "--template", auxTemplate.mountDir(v.name)+"/"+key)
 }
 
@@ -198,7 +202,7 @@ func also(v *view, args []string) []string {
 }
 
 func revokeGrace(v *view, args []string) []string {
-	s, _ := v.get("revoke-grace")
+	s, _ := v.get(registry.RevokeGrace)
 	return append(args, "--revoke-grace", seconds(s))
 }
 

@@ -39,7 +39,7 @@ var everyNamedKnob = map[string]string{
 }
 
 func TestEveryArgumentRowInOrder(t *testing.T) {
-	named := Render{Name: "cache", Values: everyNamedKnob}
+	named := Render{Name: "cache", Values: values(everyNamedKnob)}
 	in := input(everyDefaultKnob, named)
 	in.Also = []Also{{Name: "a", Path: "/config/a.json"}, {Name: "b", Path: "/config/b.yaml", Section: "x"}}
 	p := Build(in)

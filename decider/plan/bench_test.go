@@ -4,9 +4,9 @@ import "testing"
 
 func BenchmarkBuild(b *testing.B) {
 	named := []Render{
-		{Name: "a", Values: map[string]string{"source": "redis", "key": "k", "path": "/config/a.json", "endpoint-secret": "r/url", "metrics-port": "9111"}},
-		{Name: "b", Values: map[string]string{"source": "vault", "key": "k", "path": "/config/b.json", "endpoint": "https://v:8200", "ca-configmap": "ca"}},
-		{Name: "c", Values: map[string]string{"source": "git", "key": "k", "path": "/config/c.json", "endpoint": "https://g", "ssh-secret": "key"}},
+		{Name: "a", Values: values(map[string]string{"source": "redis", "key": "k", "path": "/config/a.json", "endpoint-secret": "r/url", "metrics-port": "9111"})},
+		{Name: "b", Values: values(map[string]string{"source": "vault", "key": "k", "path": "/config/b.json", "endpoint": "https://v:8200", "ca-configmap": "ca"})},
+		{Name: "c", Values: values(map[string]string{"source": "git", "key": "k", "path": "/config/c.json", "endpoint": "https://g", "ssh-secret": "key"})},
 	}
 	cases := []struct {
 		name string

@@ -2,13 +2,17 @@ package plan
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // secretEnv are the render's secret references, in env order (spec 03 §3.6 item 1).
-var secretEnv = []struct{ knob, variable string }{
-	{"token-secret", envToken},
-	{"password-secret", envPassword},
-	{"endpoint-secret", envEndpoint},
+var secretEnv = []struct {
+	knob     registry.ID
+	variable string
+}{
+	{registry.TokenSecret, envToken},
+	{registry.PasswordSecret, envPassword},
+	{registry.EndpointSecret, envEndpoint},
 }
 
 // agentEnv is one agent's env (spec 03 §3.6). The default render's agents get
@@ -20,7 +24,7 @@ func agentEnv(v *view) []decision.AgentEnvVar {
 	env = appendSecretEnv(env, v)
 	if v.isDefault() {
 		env = appendAWSEnv(env, v)
-		if v.podIs("events") || hasCanary(v) {
+		if v.podIs(registry.Events) || hasCanary(v) {
 			env = append(env,
 				fieldEnv(envPodName, "metadata.name"),
 				fieldEnv(envPodUID, "metadata.uid"))
@@ -34,13 +38,13 @@ func agentEnv(v *view) []decision.AgentEnvVar {
 }
 
 func hasCanary(v *view) bool {
-	_, ok := v.pod("canary-configmap")
+	_, ok := v.pod(registry.CanaryConfigMap)
 	return ok
 }
 
 func appendSecretEnv(env []decision.AgentEnvVar, v *view) []decision.AgentEnvVar {
 	for _, s := range secretEnv {
-		ref, ok := v.render.Values[s.knob]
+		ref, ok := v.render.Values.Get(s.knob)
 		if !ok {
 			continue
 		}
@@ -52,7 +56,7 @@ func appendSecretEnv(env []decision.AgentEnvVar, v *view) []decision.AgentEnvVar
 
 // appendAWSEnv adds the two AWS variables from the pod-wide aws-secret.
 func appendAWSEnv(env []decision.AgentEnvVar, v *view) []decision.AgentEnvVar {
-	secret, ok := v.pod("aws-secret")
+	secret, ok := v.pod(registry.AWSSecret)
 	if !ok {
 		return env
 	}

@@ -36,13 +36,13 @@ func FuzzBuild(f *testing.F) {
 		var named []Render
 		for i := 0; i < int(namedCount%4); i++ {
 			n := string(rune('a' + i))
-			values := map[string]string{"source": "redis", "key": "k", "path": "/config/" + n + ".json"}
+			knobs := map[string]string{"source": "redis", "key": "k", "path": "/config/" + n + ".json"}
 			for j, c := range knobChoices {
 				if mask&(1<<((j+i+1)%32)) != 0 && c.knob != "mode" {
-					values[c.knob] = c.value
+					knobs[c.knob] = c.value
 				}
 			}
-			named = append(named, Render{Name: n, Values: values})
+			named = append(named, Render{Name: n, Values: values(knobs)})
 		}
 		in := input(def, named...)
 		in.Facts = &decision.Facts{Containers: []decision.Container{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // consul is a minimal default render's values (canonical example 1).
@@ -33,6 +34,20 @@ func with(base map[string]string, extra map[string]string) map[string]string {
 	return out
 }
 
+// values is the typed hand-over of knob name → value (the resolver's
+// registry.Values), failing the build of the test on an unknown name.
+func values(m map[string]string) registry.Values {
+	var v registry.Values
+	for name, text := range m {
+		id, ok := registry.ByName(name)
+		if !ok {
+			panic("no registry key " + name)
+		}
+		v.Set(id, text)
+	}
+	return v
+}
+
 // oneApp is a pod with one container "app".
 func oneApp() *decision.Facts {
 	return &decision.Facts{Containers: []decision.Container{{Name: "app"}}}
@@ -43,7 +58,7 @@ func input(def map[string]string, named ...Render) Input {
 	return Input{
 		Facts:        oneApp(),
 		Installation: installation.Empty(),
-		Default:      Render{Values: def},
+		Default:      Render{Values: values(def)},
 		Named:        named,
 	}
 }

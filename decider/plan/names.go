@@ -17,9 +17,6 @@ const (
 	// sharedVolumeBytes is the shared volume's sizeLimit in bytes (16Mi).
 	sharedVolumeBytes = 16 * 1024 * 1024
 
-	// agentMountRoot is where the agent mounts its own files.
-	agentMountRoot = "/etc/dynamic-config/"
-
 	// EnvInjectWrapperName is the $0 of the env-inject wrapper script.
 	EnvInjectWrapperName = "dynamic-config-env"
 	// EnvFingerprintVariable holds the rendered file's checksum (env-restart).

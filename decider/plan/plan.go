@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // Build returns the mutation plan of spec 03 §2–3 for values the resolver has
@@ -44,16 +45,16 @@ func RenderAgents(p *decision.Plan, render string) []string {
 // watching agents (native sidecars appended to initContainers with
 // restartPolicy Always, else appended to containers).
 func agents(in *Input) []decision.AgentPlacement {
-	mode, _ := lookup(&in.Default, "mode")
+	mode, _ := lookup(&in.Default, registry.Mode)
 	withInit := mode == "init" || mode == "both"
 	withWatch := mode == "sidecar" || mode == "both"
-	native, _ := lookup(&in.Default, "native-sidecar")
-	initFirst, _ := lookup(&in.Default, "init-first")
+	native, _ := lookup(&in.Default, registry.NativeSidecar)
+	initFirst, _ := lookup(&in.Default, registry.InitFirst)
 
 	inst := installationOf(in)
 	fleetImage := agentImage(inst)
 	defaultImage := fleetImage
-	if s, ok := in.Default.Values["agent-image"]; ok {
+	if s, ok := in.Default.Values.Get(registry.AgentImage); ok {
 		defaultImage = s
 	}
 	dir := sharedDir(in)
@@ -105,7 +106,7 @@ func imageFor(v *view, defaultImage, fleetImage string) string {
 // only those inject-containers names, in ascending index order (spec 03 §2.2).
 func appMounts(in *Input) []decision.AppMount {
 	dir := sharedDir(in)
-	selected, only := in.Default.Values["inject-containers"]
+	selected, only := in.Default.Values.Get(registry.InjectContainers)
 	var names []string
 	if only {
 		names = listItems(selected)
@@ -147,7 +148,7 @@ func pullSecret(in *Input) string {
 // commandRewrite wraps the env-inject container's command so the rendered
 // file is sourced first (spec 03 §4.3); env-restart adds the liveness probe.
 func commandRewrite(in *Input) *decision.CommandRewrite {
-	target, ok := in.Default.Values["env-inject"]
+	target, ok := in.Default.Values.Get(registry.EnvInject)
 	if !ok {
 		return nil
 	}
@@ -162,8 +163,8 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 		return nil // env-inject.missing refused before the plan
 	}
 	c := &in.Facts.Containers[index]
-	file := in.Default.Values["path"]
-	restart := in.Default.Values["env-restart"] == "true"
+	file := in.Default.Values.Text(registry.Path)
+	restart := in.Default.Values.Text(registry.EnvRestart) == "true"
 
 	script := "set -a; . " + file + "; set +a; exec \"$@\""
 	if restart {
@@ -182,7 +183,7 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 		RemoveArgs:     c.HasArgs,
 	}
 	if restart {
-		watch, _ := lookup(&in.Default, "watch-seconds")
+		watch, _ := lookup(&in.Default, registry.WatchSeconds)
 		rw.LivenessProbe = &decision.Probe{
 			Exec: &decision.ExecAction{Command: []string{
 				"/bin/sh", "-c",

@@ -13,9 +13,9 @@ func TestVolumeOrder(t *testing.T) {
 		"canary-configmap": "canary", "tls-secret": "client", "template-configmap": "tpl/t",
 		"schema-configmap": "schema", "volume-medium": "disk",
 	})
-	a := Render{Name: "a", Values: map[string]string{"path": "/config/a.json", "ca-configmap": "ca-a",
-		"ssh-secret": "ssh-a", "tls-secret": "tls-a", "template-configmap": "tpl-a/x"}}
-	b := Render{Name: "b", Values: map[string]string{"path": "/config/b.json", "template-configmap": "tpl-b"}}
+	a := Render{Name: "a", Values: values(map[string]string{"path": "/config/a.json", "ca-configmap": "ca-a",
+		"ssh-secret": "ssh-a", "tls-secret": "tls-a", "template-configmap": "tpl-a/x"})}
+	b := Render{Name: "b", Values: values(map[string]string{"path": "/config/b.json", "template-configmap": "tpl-b"})}
 	p := Build(input(def, a, b))
 
 	cm := func(name, cmName string) decision.Volume {
@@ -78,8 +78,8 @@ func TestVolumeOrder(t *testing.T) {
 
 func TestPlacement(t *testing.T) {
 	named := []Render{
-		{Name: "a", Values: map[string]string{"path": "/config/a.json"}},
-		{Name: "b", Values: map[string]string{"path": "/config/b.json"}},
+		{Name: "a", Values: values(map[string]string{"path": "/config/a.json"})},
+		{Name: "b", Values: values(map[string]string{"path": "/config/b.json"})},
 	}
 	const (
 		C     = decision.ListContainers
@@ -138,7 +138,7 @@ type placed struct {
 func TestImage(t *testing.T) {
 	inst := installation.Empty()
 	inst.AgentImage = "registry.local/agent:v1"
-	named := Render{Name: "a", Values: map[string]string{"path": "/config/a.json"}}
+	named := Render{Name: "a", Values: values(map[string]string{"path": "/config/a.json"})}
 	in := input(with(consul(), map[string]string{"agent-image": "registry.local/agent:debug", "mode": "both"}), named)
 	in.Installation = inst
 	p := Build(in)
@@ -148,7 +148,7 @@ func TestImage(t *testing.T) {
 	} {
 		equal(t, name+" image", agent(t, p, name).Image, want)
 	}
-	in.Default.Values = consul()
+	in.Default.Values = values(consul())
 	equal(t, "installation image", agent(t, Build(in), "dynamic-config-agent").Image, "registry.local/agent:v1")
 	in.Installation = nil
 	equal(t, "built-in image", agent(t, Build(in), "dynamic-config-agent").Image, installation.BuiltInAgentImage)
@@ -198,7 +198,7 @@ func TestResourcesAndSecurityContext(t *testing.T) {
 		"agent-memory-limit": "128Mi", "agent-ephemeral-request": "1Mi", "agent-ephemeral-limit": "2Mi",
 		"agent-run-as-user": "1000", "agent-run-as-group": "2000",
 	})
-	p := Build(input(def, Render{Name: "a", Values: map[string]string{"path": "/config/a.json"}}))
+	p := Build(input(def, Render{Name: "a", Values: values(map[string]string{"path": "/config/a.json"})}))
 	d := agent(t, p, "dynamic-config-agent")
 	equal(t, "default requests", d.Requests, map[string]string{"cpu": "50m", "memory": "48Mi", "ephemeral-storage": "1Mi"})
 	equal(t, "default limits", d.Limits, map[string]string{"cpu": "200m", "memory": "128Mi", "ephemeral-storage": "2Mi"})
@@ -210,7 +210,7 @@ func TestResourcesAndSecurityContext(t *testing.T) {
 }
 
 func TestPortsAndReadiness(t *testing.T) {
-	named := Render{Name: "a", Values: map[string]string{"path": "/config/a.json", "metrics-port": "9111"}}
+	named := Render{Name: "a", Values: values(map[string]string{"path": "/config/a.json", "metrics-port": "9111"})}
 	cases := []struct {
 		name      string
 		values    map[string]string
@@ -252,8 +252,8 @@ func TestEnvOrder(t *testing.T) {
 		"endpoint": "", "endpoint-secret": "addr/url", "token-secret": "tok/token",
 		"password-secret": "pw/password", "aws-secret": "aws", "events": "true", "mode": "both",
 	})
-	named := Render{Name: "s3", Values: map[string]string{"path": "/config/s3.json", "token-secret": "t3/k",
-		"events": "true", "canary-configmap": "ignored"}}
+	named := Render{Name: "s3", Values: values(map[string]string{"path": "/config/s3.json", "token-secret": "t3/k",
+		"events": "true", "canary-configmap": "ignored"})}
 	in := input(def, named)
 	in.AgentEnv = []installation.EnvEntry{{Name: "HTTPS_PROXY", Value: "http://proxy:3128"}, {Name: "RUST_LOG", Value: "debug"}}
 	p := Build(in)

@@ -6,32 +6,8 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
-
-// builtIns are the built-in defaults (spec 01 §2) the plan falls back to when
-// the resolver handed over no value for a knob. The resolver normally fills
-// the built-in tier itself; the fallback keeps the agent shape complete.
-var builtIns = map[string]string{
-	"mode":                 "sidecar",
-	"watch-seconds":        "15",
-	"volume-medium":        "memory",
-	"native-sidecar":       "false",
-	"agent-cpu-request":    "10m",
-	"agent-memory-request": "32Mi",
-	"agent-memory-limit":   "64Mi",
-	"agent-run-as-user":    "65532",
-	"agent-run-as-group":   "65532",
-	"readiness":            "true",
-	"init-first":           "false",
-	"tls-reload":           "true",
-	"tls-skip-verify":      "false",
-	"env-restart":          "false",
-	"require-ack":          "false",
-	"events":               "false",
-	"meta":                 "false",
-	"dynamic":              "false",
-	"revoke-on-shutdown":   "true",
-}
 
 // view reads one render's values: its own per-render knobs from the render,
 // pod-wide and default-only knobs from the default render.
@@ -48,33 +24,37 @@ type view struct {
 func (v *view) isDefault() bool { return v.name == "" }
 
 // get returns the render's own value of a knob (built-in when unresolved).
-func (v *view) get(knob string) (string, bool) {
+func (v *view) get(knob registry.ID) (string, bool) {
 	return lookup(v.render, knob)
 }
 
 // pod returns a pod-wide (or default-only) knob: always the default render's.
-func (v *view) pod(knob string) (string, bool) {
+func (v *view) pod(knob registry.ID) (string, bool) {
 	return lookup(&v.in.Default, knob)
 }
 
 // is reports whether the render's own knob is exactly "true".
-func (v *view) is(knob string) bool {
+func (v *view) is(knob registry.ID) bool {
 	s, _ := v.get(knob)
 	return s == "true"
 }
 
 // podIs reports whether the pod-wide knob is exactly "true".
-func (v *view) podIs(knob string) bool {
+func (v *view) podIs(knob registry.ID) bool {
 	s, _ := v.pod(knob)
 	return s == "true"
 }
 
-func lookup(r *Render, knob string) (string, bool) {
-	if s, ok := r.Values[knob]; ok {
+// lookup is the render's value of a knob; a knob the resolver handed over
+// no value for falls back to the registry's built-in default (the resolver
+// normally fills the built-in tier itself; the fallback keeps the agent
+// shape complete).
+func lookup(r *Render, knob registry.ID) (string, bool) {
+	if s, ok := r.Values.Get(knob); ok {
 		return s, true
 	}
-	s, ok := builtIns[knob]
-	return s, ok
+	b := knob.Row().BuiltIn
+	return b, b != ""
 }
 
 // installationOf returns the installation, the empty one when none was handed over.
@@ -95,7 +75,7 @@ func agentImage(inst *installation.Installation) string {
 
 // sharedDir is the parent directory of the resolved default path.
 func sharedDir(in *Input) string {
-	p, _ := in.Default.Values["path"]
+	p, _ := in.Default.Values.Get(registry.Path)
 	return path.Dir(p)
 }
 
@@ -147,7 +127,7 @@ func unsigned(s string) (uint64, bool) {
 
 // metricsPort is the render's resolved metrics port, 0 when none.
 func metricsPort(v *view) int32 {
-	s, ok := v.get("metrics-port")
+	s, ok := v.get(registry.MetricsPort)
 	if !ok {
 		return 0
 	}

@@ -2,13 +2,14 @@ package plan
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // volumeRow is one auxiliary volume: the knob whose value makes it exist and
 // how that value becomes the volume source.
 type volumeRow struct {
 	aux  auxiliary
-	knob string
+	knob registry.ID
 	// secretMode is the Secret's defaultMode; 0 means a ConfigMap volume.
 	secretMode int32
 }
@@ -18,21 +19,21 @@ type volumeRow struct {
 // render's template and schema (rows 8–9).
 var (
 	defaultVolumesBefore = []volumeRow{
-		{auxCA, "ca-configmap", 0},
-		{auxSSH, "ssh-secret", modeOwnerRead},
-		{auxExtra, "extra-secret", modeAllRead},
-		{auxCanary, "canary-configmap", 0},
-		{auxClientTLS, "tls-secret", modeAllRead},
+		{auxCA, registry.CAConfigMap, 0},
+		{auxSSH, registry.SSHSecret, modeOwnerRead},
+		{auxExtra, registry.ExtraSecret, modeAllRead},
+		{auxCanary, registry.CanaryConfigMap, 0},
+		{auxClientTLS, registry.TLSSecret, modeAllRead},
 	}
 	namedVolumes = []volumeRow{
-		{auxCA, "ca-configmap", 0},
-		{auxSSH, "ssh-secret", modeOwnerRead},
-		{auxClientTLS, "tls-secret", modeAllRead},
-		{auxTemplate, "template-configmap", 0},
+		{auxCA, registry.CAConfigMap, 0},
+		{auxSSH, registry.SSHSecret, modeOwnerRead},
+		{auxClientTLS, registry.TLSSecret, modeAllRead},
+		{auxTemplate, registry.TemplateConfigMap, 0},
 	}
 	defaultVolumesAfter = []volumeRow{
-		{auxTemplate, "template-configmap", 0},
-		{auxSchema, "schema-configmap", 0},
+		{auxTemplate, registry.TemplateConfigMap, 0},
+		{auxSchema, registry.SchemaConfigMap, 0},
 	}
 )
 
@@ -50,7 +51,7 @@ func volumes(in *Input) []decision.Volume {
 // sharedVolume is the emptyDir every render writes into.
 func sharedVolume(in *Input) decision.Volume {
 	medium := "Memory"
-	if s, _ := lookup(&in.Default, "volume-medium"); s == "disk" {
+	if s, _ := lookup(&in.Default, registry.VolumeMedium); s == "disk" {
 		medium = ""
 	}
 	return decision.Volume{
@@ -61,7 +62,7 @@ func sharedVolume(in *Input) decision.Volume {
 
 func appendVolumes(vols []decision.Volume, rows []volumeRow, r *Render) []decision.Volume {
 	for _, row := range rows {
-		ref, ok := r.Values[row.knob]
+		ref, ok := r.Values.Get(row.knob)
 		if !ok {
 			continue
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // Warning codes (spec 06 §3.5) of the mutating path.
@@ -70,14 +71,14 @@ func Warnings(in Input) []decision.Warning {
 }
 
 func volumeDisk(v *view) string {
-	if s, _ := v.pod("volume-medium"); s != "disk" {
+	if s, _ := v.pod(registry.VolumeMedium); s != "disk" {
 		return ""
 	}
 	return "volume-medium=disk keeps the rendered document on node-backed storage, where it outlives the pod"
 }
 
 func fileModeWorld(v *view) string {
-	s, ok := v.render.Values["file-mode"]
+	s, ok := v.render.Values.Get(registry.FileMode)
 	if !ok {
 		return ""
 	}
@@ -89,7 +90,7 @@ func fileModeWorld(v *view) string {
 }
 
 func watchSecondsLow(v *view) string {
-	s, _ := v.get("watch-seconds")
+	s, _ := v.get(registry.WatchSeconds)
 	n, ok := unsigned(s)
 	if !ok || n >= 5 {
 		return ""
@@ -98,7 +99,7 @@ func watchSecondsLow(v *view) string {
 }
 
 func tlsSkipVerify(v *view) string {
-	if !v.is("tls-skip-verify") {
+	if !v.is(registry.TLSSkipVerify) {
 		return ""
 	}
 	return "tls-skip-verify is on: the store's certificate is not authenticated, so anyone on the path can stand in for it"
@@ -114,10 +115,10 @@ func revokeOnShutdownOff(v *view) string {
 // historyVolume fires when the watching agent keeps n earlier documents of up
 // to b bytes each and n × b exceeds the 16Mi shared volume.
 func historyVolume(v *view) string {
-	if mode, _ := v.pod("mode"); mode == "init" {
+	if mode, _ := v.pod(registry.Mode); mode == "init" {
 		return ""
 	}
-	h, ok := v.render.Values["history"]
+	h, ok := v.render.Values.Get(registry.History)
 	if !ok {
 		return ""
 	}
@@ -127,7 +128,7 @@ func historyVolume(v *view) string {
 	}
 	b := uint64(agentDefaultMaxDocumentBytes)
 	bText := itoa(b)
-	if s, ok := v.render.Values["max-document-bytes"]; ok {
+	if s, ok := v.render.Values.Get(registry.MaxDocumentBytes); ok {
 		if b, ok = unsigned(s); !ok {
 			return ""
 		}

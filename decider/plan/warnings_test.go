@@ -50,8 +50,8 @@ func TestWarnings(t *testing.T) {
 		{"rule 6: mode init has no watching agent to keep history", map[string]string{"history": "3", "mode": "init"}, nil, nil},
 		{"rule 8: named renders, sorted, rules 2–4 with the render's prefix", map[string]string{"volume-medium": "disk", "tls-skip-verify": "true"},
 			[]Render{
-				{Name: "a", Values: map[string]string{"path": "/config/a.json", "file-mode": "0644", "watch-seconds": "2", "tls-skip-verify": "true"}},
-				{Name: "b", Values: map[string]string{"path": "/config/b.json", "tls-skip-verify": "true", "volume-medium": "disk", "history": "9"}},
+				{Name: "a", Values: values(map[string]string{"path": "/config/a.json", "file-mode": "0644", "watch-seconds": "2", "tls-skip-verify": "true"})},
+				{Name: "b", Values: values(map[string]string{"path": "/config/b.json", "tls-skip-verify": "true", "volume-medium": "disk", "history": "9"})},
 			},
 			[]decision.Warning{
 				warn("volume-disk", disk),

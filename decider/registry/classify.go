@@ -21,11 +21,11 @@ const (
 	KindStatus
 )
 
-// Key is a classified annotation key.
-type Key struct {
+// Classified is a classified annotation key.
+type Classified struct {
 	Kind Kind
 	// Row is the registry position for KindRegistry and KindRendered, else -1.
-	Row int
+	Row ID
 	// Name is the suffix: the render name (KindRendered) or the also-name.
 	Name string
 }
@@ -34,8 +34,8 @@ type Key struct {
 const StatusKey = Prefix + statusName
 
 // Classify classifies a full annotation key (prefix included).
-func Classify(key string) Key {
-	unknown := Key{Kind: KindUnknown, Row: -1}
+func Classify(key string) Classified {
+	unknown := Classified{Kind: KindUnknown, Row: -1}
 	bare, ok := strings.CutPrefix(key, Prefix)
 	if !ok {
 		return unknown
@@ -43,10 +43,10 @@ func Classify(key string) Key {
 	base, suffix, dotted := strings.Cut(bare, ".")
 	if !dotted {
 		if bare == statusName {
-			return Key{Kind: KindStatus, Row: -1}
+			return Classified{Kind: KindStatus, Row: -1}
 		}
 		if i, ok := byName[bare]; ok {
-			return Key{Kind: KindRegistry, Row: i}
+			return Classified{Kind: KindRegistry, Row: i}
 		}
 		return unknown
 	}
@@ -55,12 +55,12 @@ func Classify(key string) Key {
 	}
 	switch base {
 	case alsoName:
-		return Key{Kind: KindAlso, Row: -1, Name: suffix}
+		return Classified{Kind: KindAlso, Row: -1, Name: suffix}
 	case alsoSectionName:
-		return Key{Kind: KindAlsoSection, Row: -1, Name: suffix}
+		return Classified{Kind: KindAlsoSection, Row: -1, Name: suffix}
 	}
 	if i, ok := byName[base]; ok && rows[i].PerRender {
-		return Key{Kind: KindRendered, Row: i, Name: suffix}
+		return Classified{Kind: KindRendered, Row: i, Name: suffix}
 	}
 	return unknown
 }

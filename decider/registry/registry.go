@@ -1,7 +1,11 @@
 // Package registry is the annotation registry of spec 01 §2: ONE table of the
-// 66 keys a pod may carry under dynamic-config.rs/, in registry order. The
-// table drives key classification (the unknown-key check), the resolution
-// ladder of each knob, explain and the generated user documentation.
+// 66 keys a pod may carry under dynamic-config.rs/, in registry order. A row
+// owns everything about its knob — name, per-render flag, grammar (parser,
+// refusal and pin comparison), built-in default, installation tiers and
+// setting, refusal class and documentation — and drives key classification
+// (the unknown-key check), the resolution ladder, the plan's hand-over
+// (Values), explain and the generated user documentation. The typed ID
+// constants (ids.go) are generated from the table: `make knobs`.
 package registry
 
 import "github.com/dynamic-config-admission/dynamic-config/decider/knob"
@@ -78,10 +82,18 @@ type Row struct {
 	StoreShaped bool
 	// Pair is the other half of an either-or pair ("" when none).
 	Pair string
+	// Grammar parses the value: it normalises it or returns the refusal
+	// (spec 01 §3), and says how a pin compares two values (spec 02 §4).
+	Grammar knob.Grammar
+	// Refusal classes the refusals of the key's own value checks (spec 04 §2).
+	Refusal RefusalClass
+	// Setting is the installation setting carrying the fleet default (nil
+	// when the row has no fleet tier).
+	Setting *Setting
 	// Checks are the check ids that judge the key's value (spec 01 §2).
 	Checks []string
-	// Grammar is the value grammar in words, for the documentation.
-	Grammar string
+	// GrammarText is the value grammar in words, for the documentation.
+	GrammarText string
 	// Doc is the one-line user documentation.
 	Doc string
 	// DeprecatedSince is the version that deprecated the key ("" = current).
@@ -90,12 +102,45 @@ type Row struct {
 	Replacement string
 }
 
+// Setting is one installation setting of spec 02 §2.1 rows 1–14: the fleet
+// default of a knob, in the document, the environment and the chart.
+type Setting struct {
+	// Row is the row number in spec 02 §2.1: the installation's order.
+	Row int
+	// Key is the document key.
+	Key string
+	// Variable is the environment variable.
+	Variable string
+	// ChartValue is the chart value that sets it.
+	ChartValue string
+}
+
+// RefusalClass is the reason, slug and HTTP code a refusal carries (spec 04 §2).
+type RefusalClass int
+
+// Refusal classes.
+const (
+	// RefuseMalformed is DynamicConfigMalformed, 400 (the zero class).
+	RefuseMalformed RefusalClass = iota
+	// RefusePinned is DynamicConfigPinned, 400.
+	RefusePinned
+	// RefusePolicy is DynamicConfigPolicy, 400.
+	RefusePolicy
+	// RefuseForbidden is DynamicConfigPolicy, 403: the installation does not offer it.
+	RefuseForbidden
+	// RefuseConflict is DynamicConfigConflict, 400.
+	RefuseConflict
+)
+
 // Defaultable reports whether an installation tier can supply the knob.
 func (r *Row) Defaultable() bool { return len(r.Tiers) > 0 }
 
 // Check validates a value with the key's grammar (spec 01 §3), returning the
 // normalised value.
-func (r *Row) Check(value string) (string, *knob.Failure) { return knob.Check(r.Name, value) }
+func (r *Row) Check(value string) (string, *knob.Failure) { return r.Grammar.Check(value) }
+
+// Equal compares two values of the key the way a pin does (spec 02 §4).
+func (r *Row) Equal(a, b string) bool { return r.Grammar.Equal(a, b) }
 
 // Deprecated reports whether the key is deprecated.
 func (r *Row) Deprecated() bool { return r.DeprecatedSince != "" }
@@ -109,41 +154,61 @@ func (r *Row) DeprecationMessage(key string) string {
 	return key + " is deprecated since " + r.DeprecatedSince + " and will be removed; it has no replacement"
 }
 
-// Rows returns the registry in registry order. The slice is shared: never modify it.
+// ID is a knob's position in registry order. The constants, one per row,
+// are generated from the table (ids.go, `make knobs`).
+type ID int
+
+// Rows returns the registry in registry order, indexed by ID. The slice is
+// shared: never modify it.
 func Rows() []Row { return rows }
 
 // Len is the number of registry keys.
 func Len() int { return len(rows) }
 
-// Index returns the position of a key in registry order, -1 when it is not a registry key.
-func Index(name string) int {
-	if i, ok := byName[name]; ok {
-		return i
-	}
-	return -1
-}
+// Row is the row of a knob.
+func (id ID) Row() *Row { return &rows[id] }
 
-// MustIndex is Index for keys known to exist; it panics otherwise (package init use).
-func MustIndex(name string) int {
-	i := Index(name)
-	if i < 0 {
-		panic("registry: no key " + name)
-	}
-	return i
+// Name is the knob's name (its key without prefix).
+func (id ID) Name() string { return rows[id].Name }
+
+// ByName returns the ID of a key; ok is false when it is not a registry key.
+func ByName(name string) (id ID, ok bool) {
+	id, ok = byName[name]
+	return id, ok
 }
 
 // Lookup returns the row of a key, nil when it is not a registry key.
 func Lookup(name string) *Row {
-	if i := Index(name); i >= 0 {
-		return &rows[i]
+	if id, ok := byName[name]; ok {
+		return &rows[id]
 	}
 	return nil
 }
 
-var byName = func() map[string]int {
-	m := make(map[string]int, len(rows))
+// All is every ID in registry order.
+var All = func() []ID {
+	ids := make([]ID, len(rows))
+	for i := range ids {
+		ids[i] = ID(i)
+	}
+	return ids
+}()
+
+// PerRender is every per-render ID in registry order.
+var PerRender = func() []ID {
+	var ids []ID
 	for i := range rows {
-		m[rows[i].Name] = i
+		if rows[i].PerRender {
+			ids = append(ids, ID(i))
+		}
+	}
+	return ids
+}()
+
+var byName = func() map[string]ID {
+	m := make(map[string]ID, len(rows))
+	for i := range rows {
+		m[rows[i].Name] = ID(i)
 	}
 	return m
 }()

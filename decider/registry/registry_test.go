@@ -166,7 +166,7 @@ func TestTheTierColumnWritesTheNamedRenderLadderWhenItDiffers(t *testing.T) {
 		{"a per-render key with the same ladder everywhere shows it once",
 			Row{PerRender: true, Tiers: store, NamedTiers: store}, "S"},
 		{"a per-render key without a named-render ladder is default render only",
-			Row{PerRender: true, Tiers: fleet}, "F (default render only)"},
+			Row{PerRender: true, Tiers: fleetOnly}, "F (default render only)"},
 		{"a per-render key with another named-render ladder names it",
 			Row{PerRender: true, Tiers: storeFlt, NamedTiers: store}, "S, F (named renders: S)"},
 		{"a note joins the parenthesis",

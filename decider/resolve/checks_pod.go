@@ -6,6 +6,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // awsEnv are the names an aws-secret supplies.
@@ -14,7 +15,7 @@ var awsEnv = []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
 // agentEnv is B49: the agent-env grammar (spec 01 §3.10), then
 // agent-env.aws and agent-env.reserved. The entries are kept for the merge.
 func agentEnv(s *state) *decision.Refusal {
-	a := &s.def.ann[iAgentEnv]
+	a := &s.def.ann[registry.AgentEnv]
 	if !a.set {
 		return nil
 	}
@@ -46,7 +47,7 @@ func agentEnv(s *state) *decision.Refusal {
 	if len(entries) == 0 {
 		return refuse("agent-env.nothing", a.key, "", "dynamic-config.rs/agent-env is present and names nothing: drop it or fill it")
 	}
-	if s.def.vals[iAWSSecret].set {
+	if s.def.vals[registry.AWSSecret].set {
 		for _, e := range entries {
 			if slices.Contains(awsEnv, e.Name) {
 				return refuse("agent-env.aws", a.key, "", "dynamic-config.rs/agent-env sets "+e.Name+", and dynamic-config.rs/aws-secret already supplies it: one credential, one place")
@@ -99,7 +100,7 @@ func (s *state) container(name string) (int, bool) {
 
 // injectContainers is B50.
 func injectContainers(s *state) *decision.Refusal {
-	a := &s.def.ann[iInjectContainers]
+	a := &s.def.ann[registry.InjectContainers]
 	if !a.set {
 		return nil
 	}
@@ -121,12 +122,12 @@ func injectContainers(s *state) *decision.Refusal {
 
 // envInject is B51.
 func envInject(s *state) *decision.Refusal {
-	a := &s.def.ann[iEnvInject]
+	a := &s.def.ann[registry.EnvInject]
 	if !a.set {
 		return nil
 	}
 	target := a.value
-	if ic := &s.def.ann[iInjectContainers]; ic.set {
+	if ic := &s.def.ann[registry.InjectContainers]; ic.set {
 		listed := false
 		listItems(ic.value, func(item string) bool {
 			listed = item == target
@@ -144,11 +145,11 @@ func envInject(s *state) *decision.Refusal {
 	if !c.HasCommand || len(c.Command) == 0 {
 		return refuse("env-inject.no-command", a.key, "", "dynamic-config.rs/env-inject names container "+q(target)+", which has no command: the wrapper must know what to exec, and the image's ENTRYPOINT cannot be read at admission — spell the command out in the pod")
 	}
-	p := &s.def.vals[iPath]
+	p := &s.def.vals[registry.Path]
 	if p.set && !shellSafe(p.text) {
 		return refuse("env-inject.path", a.key, "", "dynamic-config.rs/env-inject sources "+q(p.text)+` in a shell, and that path holds characters the wrapper does not quote: use letters, digits, ".", "_", "-" and "/"`)
 	}
-	if er := &s.def.ann[iEnvRestart]; er.set && er.value == "true" && c.HasLivenessProbe {
+	if er := &s.def.ann[registry.EnvRestart]; er.set && er.value == "true" && c.HasLivenessProbe {
 		return refuse("env-restart.liveness", er.key, "", "dynamic-config.rs/env-restart needs the livenessProbe of container "+q(target)+", and it already has one: the restart check would replace it")
 	}
 	if p.set && !strings.HasSuffix(p.text, ".env") {

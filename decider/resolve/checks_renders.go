@@ -10,25 +10,25 @@ import (
 
 // namedChecks are N1–N16 for one named render (spec 01 §4), in order.
 var namedChecks = []renderCheck{
-	renderName,             // N1
-	renderSource,           // N2
-	storePins(false),       // N3
-	pairPins,               // N4
-	valueOf(iWatchSeconds), // N5
-	pinOf(iWatchSeconds),   //
-	valuesOf(iTokenSecret, iPasswordSecret, iEndpointSecret, iCAConfigMap, iSSHSecret, iTemplateConfigMap, iTLSSecret), // N6
-	renderEndpoint,      // N7
-	endpointBoth,        //
-	sshSecretAuth,       // N8
-	tlsSkipVerify,       // N9
-	valueOf(iFileMode),  // N10
-	pinOf(iFileMode),    //
-	renderMetricsPort,   // N11
-	valueOf(iTimeout),   // N12
-	valueOf(iTLSReload), // N13
-	templateBoth,        // N14
-	renderKey,           // N15
-	renderPath,          // N16
+	renderName,                     // N1
+	renderSource,                   // N2
+	storePins(false),               // N3
+	pairPins,                       // N4
+	valueOf(registry.WatchSeconds), // N5
+	pinOf(registry.WatchSeconds),   //
+	valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret, registry.TemplateConfigMap, registry.TLSSecret), // N6
+	renderEndpoint,              // N7
+	endpointBoth,                //
+	sshSecretAuth,               // N8
+	tlsSkipVerify,               // N9
+	valueOf(registry.FileMode),  // N10
+	pinOf(registry.FileMode),    //
+	renderMetricsPort,           // N11
+	valueOf(registry.Timeout),   // N12
+	valueOf(registry.TLSReload), // N13
+	templateBoth,                // N14
+	renderKey,                   // N15
+	renderPath,                  // N16
 }
 
 // namedRenders is B53: every named render, sorted, checks N1–N16 each.
@@ -52,27 +52,27 @@ func renderName(s *state, r *render) *decision.Refusal {
 
 // renderSource is render.source-required, then source.value (N2).
 func renderSource(s *state, r *render) *decision.Refusal {
-	if !r.ann[iSource].set {
-		return refuse("render.source-required", key(r, iSource), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/source.`+r.name+" is required")
+	if !r.ann[registry.Source].set {
+		return refuse("render.source-required", key(r, registry.Source), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/source.`+r.name+" is required")
 	}
-	return s.checkValue(r, iSource)
+	return s.checkValue(r, registry.Source)
 }
 
 // renderEndpoint is render.endpoint-required (N7).
 func renderEndpoint(s *state, r *render) *decision.Refusal {
-	if r.vals[iEndpoint].set || r.vals[iEndpointSecret].set {
+	if r.vals[registry.Endpoint].set || r.vals[registry.EndpointSecret].set {
 		return nil
 	}
-	return refuse("render.endpoint-required", key(r, iEndpoint), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/endpoint.`+r.name+
+	return refuse("render.endpoint-required", key(r, registry.Endpoint), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/endpoint.`+r.name+
 		" is required (or dynamic-config.rs/endpoint-secret."+r.name+", or a per-store default endpoint for its store)")
 }
 
 // renderKey is render.key-required (N15).
 func renderKey(s *state, r *render) *decision.Refusal {
-	if r.vals[iKey].set {
+	if r.vals[registry.Key].set {
 		return nil
 	}
-	return refuse("render.key-required", key(r, iKey), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/key.`+r.name+
+	return refuse("render.key-required", key(r, registry.Key), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/key.`+r.name+
 		" is required (or a per-store default key for its store)")
 }
 
@@ -81,7 +81,7 @@ func (s *state) hasWatching() bool { m := s.mode(); return m == "sidecar" || m =
 
 // portOf is a render's resolved metrics port as a number (0 = none).
 func portOf(r *render) uint64 {
-	v := &r.vals[iMetricsPort]
+	v := &r.vals[registry.MetricsPort]
 	if !v.set {
 		return 0
 	}
@@ -91,7 +91,7 @@ func portOf(r *render) uint64 {
 
 // renderMetricsPort is metrics-port.value, then render.metrics-port-taken (N11).
 func renderMetricsPort(s *state, r *render) *decision.Refusal {
-	if ref := s.checkValue(r, iMetricsPort); ref != nil {
+	if ref := s.checkValue(r, registry.MetricsPort); ref != nil {
 		return ref
 	}
 	port := portOf(r)
@@ -108,14 +108,14 @@ func renderMetricsPort(s *state, r *render) *decision.Refusal {
 	if !taken {
 		return nil
 	}
-	a := &r.ann[iMetricsPort]
+	a := &r.ann[registry.MetricsPort]
 	return refuse("render.metrics-port-taken", a.key, r.name, a.key+" is "+q(a.value)+", a port another agent of this pod already uses: each agent needs its own port")
 }
 
 // defaultDir is the resolved default path's directory, "" while the default
 // path is unresolved or fails path.shape (the directory rules are skipped).
 func (s *state) defaultDir() string {
-	p := &s.def.vals[iPath]
+	p := &s.def.vals[registry.Path]
 	if !p.set || !knob.PathShaped(p.text) {
 		return ""
 	}
@@ -124,11 +124,11 @@ func (s *state) defaultDir() string {
 
 // renderPath is N16: render.path-required, path.shape, path.reserved, render.path-directory.
 func renderPath(s *state, r *render) *decision.Refusal {
-	a := &r.ann[iPath]
+	a := &r.ann[registry.Path]
 	if !a.set {
-		return refuse("render.path-required", key(r, iPath), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/path.`+r.name+" is required")
+		return refuse("render.path-required", key(r, registry.Path), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/path.`+r.name+" is required")
 	}
-	if ref := s.checkValue(r, iPath); ref != nil {
+	if ref := s.checkValue(r, registry.Path); ref != nil {
 		return ref
 	}
 	if dir := s.defaultDir(); dir != "" && path.Dir(a.value) != dir {
@@ -168,16 +168,16 @@ func alsoRenderings(s *state) *decision.Refusal {
 // defaultPath is B55: path.required, path.shape, path.reserved.
 func defaultPath(s *state) *decision.Refusal {
 	r := &s.def
-	v := &r.vals[iPath]
+	v := &r.vals[registry.Path]
 	if !v.set {
-		k := key(r, iPath)
+		k := key(r, registry.Path)
 		if r.source == "" {
 			return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet a default path (agent.defaults.path) — and name the store with dynamic-config.rs/source, since no per-store default can answer without one")
 		}
 		return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet or the store a default path (agent.defaults.path, agent.defaults.perStore)")
 	}
-	if _, f := rows[iPath].Check(v.text); f != nil {
-		return failed(r, iPath, f)
+	if _, f := rows[registry.Path].Check(v.text); f != nil {
+		return failed(r, registry.Path, f)
 	}
 	return nil
 }
@@ -197,11 +197,11 @@ func outputDuplicate(s *state) *decision.Refusal {
 		seen = append(seen, output{k, p})
 		return nil
 	}
-	if ref := check(key(&s.def, iPath), s.def.vals[iPath].text); ref != nil {
+	if ref := check(key(&s.def, registry.Path), s.def.vals[registry.Path].text); ref != nil {
 		return ref
 	}
 	for _, r := range s.named {
-		if ref := check(r.ann[iPath].key, r.ann[iPath].value); ref != nil {
+		if ref := check(r.ann[registry.Path].key, r.ann[registry.Path].value); ref != nil {
 			return ref
 		}
 	}
@@ -220,13 +220,13 @@ func sourceRequired(s *state) *decision.Refusal {
 	if s.def.source != "" {
 		return nil
 	}
-	return refuse("source.required", key(&s.def, iSource), "", "dynamic-config.rs/source is required: set it on the pod, or give the fleet a default with agent.defaults.source (DYNAMIC_CONFIG_AGENT_SOURCE)")
+	return refuse("source.required", key(&s.def, registry.Source), "", "dynamic-config.rs/source is required: set it on the pod, or give the fleet a default with agent.defaults.source (DYNAMIC_CONFIG_AGENT_SOURCE)")
 }
 
 // keyRequired is key.required (B58).
 func keyRequired(s *state) *decision.Refusal {
-	if s.def.vals[iKey].set {
+	if s.def.vals[registry.Key].set {
 		return nil
 	}
-	return refuse("key.required", key(&s.def, iKey), "", "dynamic-config.rs/key is required: set it on the pod, or give the store a per-store default key (agent.defaults.perStore)")
+	return refuse("key.required", key(&s.def, registry.Key), "", "dynamic-config.rs/key is required: set it on the pod, or give the store a per-store default key (agent.defaults.perStore)")
 }

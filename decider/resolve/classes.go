@@ -7,10 +7,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// AuditClassesRevision is the audit annotation of a decision that consulted
-// classes (spec 08 §2).
-const AuditClassesRevision = "classes-revision"
-
 // resolveClass is B3 (spec 08 §3), run when the pod names a class and does
 // not carry status: injected. Classes off is class.disabled; otherwise the
 // class is looked up (namespaced, then cluster), admitted, and fills the
@@ -19,39 +15,39 @@ const AuditClassesRevision = "classes-revision"
 func (s *state) resolveClass() *decision.Refusal {
 	v := s.class.value
 	if s.classes == nil {
-		return refuse("class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
+		return refuseAs(registry.Class.Row().Refusal, "class.disabled", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
 			", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead")
 	}
 	ns := s.f.Namespace
 	c := s.classes.Lookup(ns, v)
 	if c == nil {
-		return refuse("class.not-found", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
+		return refuseAs(registry.Class.Row().Refusal, "class.not-found", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
 			", but no class of that name is visible from namespace "+ns+
 			": list them with kubectl get dynamicconfigclasses,clusterdynamicconfigclasses")
 	}
 	if c.Cluster() {
 		if !c.Admits(ns) {
-			return refuse("class.not-admitted", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
+			return refuseAs(registry.Class.Row().Refusal, "class.not-admitted", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
 				": the cluster class does not admit namespace "+ns)
 		}
 		if t := c.TokenSecret; t != nil && t.Namespace != ns {
-			return refuse("class.credential-elsewhere", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
+			return refuseAs(registry.Class.Row().Refusal, "class.credential-elsewhere", s.class.key, "", "dynamic-config.rs/class is "+q(v)+
 				": its token Secret lives in namespace "+t.Namespace+", and a pod can only mount Secrets of its own namespace ("+ns+")")
 		}
 	}
 	s.consulted = c
 	ref := c.Ref()
-	fill := func(i int, text string) {
+	fill := func(i registry.ID, text string) {
 		if text == "" || s.def.ann[i].set {
 			return
 		}
 		s.def.ann[i] = annot{key: registry.Full(rows[i].Name, ""), value: text, set: true, class: ref}
 	}
-	fill(iSource, c.Source)
-	if !s.def.ann[iEndpointSecret].set {
-		fill(iEndpoint, c.Endpoint)
+	fill(registry.Source, c.Source)
+	if !s.def.ann[registry.EndpointSecret].set {
+		fill(registry.Endpoint, c.Endpoint)
 	}
-	fill(iTokenSecret, c.TokenSecretRef())
+	fill(registry.TokenSecret, c.TokenSecretRef())
 	return nil
 }
 
@@ -59,17 +55,17 @@ func (s *state) resolveClass() *decision.Refusal {
 // keyPrefixes serves only keys under them, {namespace} being the pod's.
 func classKeyPrefix(s *state) *decision.Refusal {
 	c := s.consulted
-	if c == nil || !c.Cluster() || len(c.KeyPrefixes) == 0 || !s.def.vals[iKey].set {
+	if c == nil || !c.Cluster() || len(c.KeyPrefixes) == 0 || !s.def.vals[registry.Key].set {
 		return nil
 	}
-	k := s.def.vals[iKey].text
+	k := s.def.vals[registry.Key].text
 	prefixes := c.Prefixes(s.f.Namespace)
 	for _, p := range prefixes {
 		if strings.HasPrefix(k, p) {
 			return nil
 		}
 	}
-	return refuse("class.key-prefix", key(&s.def, iKey), "", "dynamic-config.rs/key is "+q(k)+
+	return refuseAs(registry.Class.Row().Refusal, "class.key-prefix", key(&s.def, registry.Key), "", "dynamic-config.rs/key is "+q(k)+
 		": the cluster class "+c.Name+" only serves keys under "+strings.Join(prefixes, ", "))
 }
 

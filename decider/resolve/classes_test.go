@@ -65,8 +65,8 @@ func TestClassRefusals(t *testing.T) {
 			if tt.cls != nil {
 				wantRevision = tt.cls.Revision
 			}
-			if d.ClassesRevision != wantRevision || d.AuditAnnotations[AuditClassesRevision] != wantRevision {
-				t.Errorf("classes revision %q, audit %q; want %q", d.ClassesRevision, d.AuditAnnotations[AuditClassesRevision], wantRevision)
+			if d.ClassesRevision != wantRevision || d.AuditAnnotations[decision.AuditClassesRevision] != wantRevision {
+				t.Errorf("classes revision %q, audit %q; want %q", d.ClassesRevision, d.AuditAnnotations[decision.AuditClassesRevision], wantRevision)
 			}
 		})
 	}

@@ -19,9 +19,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// AuditRevision is the audit annotation every decision carries.
-const AuditRevision = "revision"
-
 // Agent container names the status mark looks for (spec 01 §6).
 const (
 	agentContainer = "dynamic-config-agent"
@@ -76,60 +73,21 @@ func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f 
 // mutate is the mutating path; withValues says whether the renders carry
 // their values.
 func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
-	d := decision.Decision{
-		InstallationRevision: inst.Revision,
-		AuditAnnotations:     map[string]string{AuditRevision: inst.Revision},
-	}
+	d := decision.New(inst.Revision)
 	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
-
-	// B1: no prefixed annotation.
-	if !hasPrefixed(f.Annotations) {
-		return skip(d, decision.SkipNoAnnotations)
-	}
-	// B2: pods cannot change their containers after creation.
-	if f.Operation != decision.OperationCreate && f.Operation != decision.OperationUnspecified {
-		return skip(d, decision.SkipNotCreate)
-	}
-	s.read()
-	// B3: the class the pod names (spec 08 §3); every step after it sees
-	// the values the class filled.
-	if s.class.set && !(s.status.set && s.status.value == "injected") {
-		if cls != nil {
-			d.ClassesRevision = cls.Revision
-			d.AuditAnnotations[AuditClassesRevision] = cls.Revision
-		}
-		if ref := s.resolveClass(); ref != nil {
-			return refused(d, ref)
-		}
-	}
-	// B4: the status mark.
-	if s.status.set {
-		if s.status.value != "injected" {
-			return refused(d, refuse("status.value", s.status.key, "", "dynamic-config.rs/status is "+q(s.status.value)+
-				", and it is not a pod's to set: the webhook writes it — drop the annotation"))
-		}
-		if !s.hasAgentContainer() {
-			return refused(d, refuse("status.no-agent", s.status.key, "", `dynamic-config.rs/status is "injected" but this pod carries no injected container (dynamic-config-agent or dynamic-config-init): the mark is the webhook's, and a copied manifest kept it without what it stood for — drop the annotation`))
-		}
-		return skip(d, decision.SkipAlreadyInjected)
-	}
-	// B5: inject.
-	switch {
-	case !s.inject.set || s.inject.value == "false":
-		return skip(d, decision.SkipNotRequested)
-	case s.inject.value != "true":
-		return refused(d, refuse("inject.value", s.inject.key, "", `dynamic-config.rs/inject is `+q(s.inject.value)+`: "true" or "false"`))
-	}
-
-	s.resolveRender(&s.def)
-	for _, r := range s.named {
-		s.resolveRender(r)
-	}
 	for _, st := range steps {
-		if ref := st.run(s); ref != nil {
-			d.Gates = s.gates
-			d.Renders = s.output(false)
-			return refused(d, ref)
+		if st.do != nil {
+			st.do(s)
+		}
+		if st.run != nil {
+			if ref := st.run(s); ref != nil {
+				return refused(s.stamp(d), ref)
+			}
+		}
+		if st.skip != nil {
+			if why := st.skip(s); why != decision.SkipUnspecified {
+				return skip(s.stamp(d), why)
+			}
 		}
 	}
 
@@ -137,10 +95,9 @@ func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts
 	in := s.planInput()
 	p := buildPlan(in)
 	if ref := conflicts(s, p); ref != nil {
-		d.Gates = s.gates
-		d.Renders = s.output(false)
-		return refused(d, ref)
+		return refused(s.stamp(d), ref)
 	}
+	d = s.stampClasses(d)
 	d.Outcome = decision.OutcomeInject
 	d.Plan = p
 	d.Gates = s.gates
@@ -159,6 +116,27 @@ func hasPrefixed(annotations map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// stamp adds what the steps so far found to d: the classes revision when the
+// class set was consulted (B3), and, once the knobs are resolved, the gate
+// rulings and the renders as looked up (unvalidated).
+func (s *state) stamp(d decision.Decision) decision.Decision {
+	d = s.stampClasses(d)
+	if s.resolved {
+		d.Gates = s.gates
+		d.Renders = s.output(false)
+	}
+	return d
+}
+
+// stampClasses names the classes revision when B3 consulted the class set.
+func (s *state) stampClasses(d decision.Decision) decision.Decision {
+	if s.classesRevision != "" {
+		d.ClassesRevision = s.classesRevision
+		d.AuditAnnotations[decision.AuditClassesRevision] = s.classesRevision
+	}
+	return d
 }
 
 func skip(d decision.Decision, why decision.SkipReason) decision.Decision {

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 func TestADeprecatedKeyIsAdmittedWithAWarningBeforeTheNamedRendersWarnings(t *testing.T) {
 	// No key is deprecated in this version: deprecate one for the test.
-	i := iTimeout
+	i := registry.Timeout
 	saved, savedAny := rows[i], anyDeprecated
 	rows[i].DeprecatedSince, rows[i].Replacement, anyDeprecated = "v0.4.0", "watch-seconds", true
 	defer func() { rows[i], anyDeprecated = saved, savedAny }()

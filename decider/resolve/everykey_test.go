@@ -75,3 +75,35 @@ func TestEveryRegistryKeyAcceptsAValidValue(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryKeyRefusesWhatItsGrammarRefuses holds the evaluation order to the
+// registry: a key whose grammar refuses a value must be refused by some step
+// (a new row's value check needs its line in steps.go).
+func TestEveryKeyRefusesWhatItsGrammarRefuses(t *testing.T) {
+	candidates := []string{"x y", "-1", "0", "/", "x", "99999999999999999999999"}
+	for _, row := range registry.Rows() {
+		bad := ""
+		for _, c := range candidates {
+			if _, f := row.Check(c); f != nil {
+				bad = c
+				break
+			}
+		}
+		if bad == "" {
+			continue // only "" is refused: step B7 (value.empty) refuses it for every key
+		}
+		t.Run(row.Name, func(t *testing.T) {
+			c := acceptedValue[row.Name]
+			pod := consulPod(append(c.extra, row.Name, bad)...)
+			for k, v := range pod.Annotations {
+				if v == "" {
+					delete(pod.Annotations, k)
+				}
+			}
+			d := Decide(load(t, "", c.env...), pod)
+			if d.Outcome != decision.OutcomeRefuse {
+				t.Fatalf("%s=%q is refused by its grammar but the decision is %v: place its value check in steps.go", row.Name, bad, d.Outcome)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // Gate names as GateRuling records them (spec 06 §3.7).
@@ -19,7 +20,7 @@ func sourceSubject(r *render) string {
 	switch {
 	case r.name != "":
 		return "dynamic-config.rs/source." + r.name + " is " + q(r.source)
-	case fromPod(r.vals[iSource].tier):
+	case fromPod(r.vals[registry.Source].tier):
 		return "dynamic-config.rs/source is " + q(r.source)
 	}
 	return "the fleet default source " + q(r.source)
@@ -32,15 +33,15 @@ func sourceGates(s *state) *decision.Refusal {
 	ns := s.f.Namespace
 	for r := range s.renders {
 		k := ""
-		if fromPod(r.vals[iSource].tier) {
-			k = r.ann[iSource].key
+		if fromPod(r.vals[registry.Source].tier) {
+			k = r.ann[registry.Source].key
 		}
 		deny := s.inst.SourceDeny.Listing(ns)
 		denied := installation.NameListed(deny, r.source)
 		s.gates = append(s.gates, decision.GateRuling{Gate: GateSourceDeny, Subject: r.source, Render: r.name,
 			Passed: !denied, Namespace: ns, Listing: deny})
 		if denied {
-			return refuse("gate.source-deny", k, r.name, sourceSubject(r)+", and source "+q(r.source)+" is turned off in namespace "+q(ns)+
+			return refuseAs(registry.RefusePolicy, "gate.source-deny", k, r.name, sourceSubject(r)+", and source "+q(r.source)+" is turned off in namespace "+q(ns)+
 				" (webhook.sourceDeny, DYNAMIC_CONFIG_WEBHOOK_SOURCE_DENY)")
 		}
 		if !s.inst.SourceAllow.Set() {
@@ -61,7 +62,7 @@ func sourceGates(s *state) *decision.Refusal {
 		} else {
 			msg += "; no source is currently allowed here"
 		}
-		return refuse("gate.source-allow", k, r.name, msg+" (webhook.sourceAllow, DYNAMIC_CONFIG_WEBHOOK_SOURCE_ALLOW)")
+		return refuseAs(registry.RefusePolicy, "gate.source-allow", k, r.name, msg+" (webhook.sourceAllow, DYNAMIC_CONFIG_WEBHOOK_SOURCE_ALLOW)")
 	}
 	return nil
 }
@@ -73,7 +74,7 @@ func agentEnvGates(s *state) *decision.Refusal {
 	}
 	ns := s.f.Namespace
 	allow := s.inst.AgentEnvAllow.Listing(ns)
-	k := s.def.ann[iAgentEnv].key
+	k := s.def.ann[registry.AgentEnv].key
 	for _, e := range s.agentEnv {
 		ok := installation.NameListed(allow, e.Name)
 		s.gates = append(s.gates, decision.GateRuling{Gate: GateAgentEnvAllow, Subject: e.Name, Passed: ok,
@@ -87,7 +88,7 @@ func agentEnvGates(s *state) *decision.Refusal {
 		} else {
 			msg += "; nothing is currently allowed here"
 		}
-		return refuse("gate.agent-env", k, "", msg+" (webhook.agentEnvAllow, DYNAMIC_CONFIG_WEBHOOK_AGENT_ENV_ALLOW)")
+		return refuseAs(registry.RefusePolicy, "gate.agent-env", k, "", msg+" (webhook.agentEnvAllow, DYNAMIC_CONFIG_WEBHOOK_AGENT_ENV_ALLOW)")
 	}
 	return nil
 }

@@ -8,13 +8,14 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 )
 
 // load builds an installation from a YAML document and environment lines,
 // through the real loader.
 func load(t testing.TB, doc string, env ...string) *installation.Installation {
 	t.Helper()
-	opts := installation.Options{Environ: append([]string{}, env...)}
+	opts := loader.Options{Environ: append([]string{}, env...)}
 	if doc != "" {
 		p := filepath.Join(t.TempDir(), "installation.yaml")
 		if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
@@ -22,7 +23,7 @@ func load(t testing.TB, doc string, env ...string) *installation.Installation {
 		}
 		opts.DocumentPath, opts.DocumentExplicit = p, true
 	}
-	inst, err := installation.Load(opts)
+	inst, err := loader.Load(opts)
 	if err != nil {
 		t.Fatalf("installation does not load: %v", err)
 	}

@@ -9,100 +9,22 @@ import (
 // rows is the registry, looked up once.
 var rows = registry.Rows()
 
-// Registry positions of the knobs the steps name, resolved once at init.
-var (
-	iInject            = registry.MustIndex("inject")
-	iSource            = registry.MustIndex("source")
-	iEndpoint          = registry.MustIndex("endpoint")
-	iEndpointSecret    = registry.MustIndex("endpoint-secret")
-	iKey               = registry.MustIndex("key")
-	iPath              = registry.MustIndex("path")
-	iMode              = registry.MustIndex("mode")
-	iWatchSeconds      = registry.MustIndex("watch-seconds")
-	iTimeout           = registry.MustIndex("timeout")
-	iAgentImage        = registry.MustIndex("agent-image")
-	iSection           = registry.MustIndex("section")
-	iAuth              = registry.MustIndex("auth")
-	iAuthMount         = registry.MustIndex("auth-mount")
-	iAuthRole          = registry.MustIndex("auth-role")
-	iAuthUsername      = registry.MustIndex("auth-username")
-	iAuthTokenPath     = registry.MustIndex("auth-token-path")
-	iNamespace         = registry.MustIndex("namespace")
-	iRef               = registry.MustIndex("ref")
-	iAPIURL            = registry.MustIndex("api-url")
-	iTokenSecret       = registry.MustIndex("token-secret")
-	iPasswordSecret    = registry.MustIndex("password-secret")
-	iCAConfigMap       = registry.MustIndex("ca-configmap")
-	iTLSSecret         = registry.MustIndex("tls-secret")
-	iSSHSecret         = registry.MustIndex("ssh-secret")
-	iVolumeMedium      = registry.MustIndex("volume-medium")
-	iNativeSidecar     = registry.MustIndex("native-sidecar")
-	iCPURequest        = registry.MustIndex("agent-cpu-request")
-	iMemoryRequest     = registry.MustIndex("agent-memory-request")
-	iCPULimit          = registry.MustIndex("agent-cpu-limit")
-	iMemoryLimit       = registry.MustIndex("agent-memory-limit")
-	iFileMode          = registry.MustIndex("file-mode")
-	iRunAsUser         = registry.MustIndex("agent-run-as-user")
-	iRunAsGroup        = registry.MustIndex("agent-run-as-group")
-	iEphemeralRequest  = registry.MustIndex("agent-ephemeral-request")
-	iEphemeralLimit    = registry.MustIndex("agent-ephemeral-limit")
-	iEnvInject         = registry.MustIndex("env-inject")
-	iEnvRestart        = registry.MustIndex("env-restart")
-	iMetricsPort       = registry.MustIndex("metrics-port")
-	iReadiness         = registry.MustIndex("readiness")
-	iInjectContainers  = registry.MustIndex("inject-containers")
-	iRevokeGrace       = registry.MustIndex("revoke-grace")
-	iInitFirst         = registry.MustIndex("init-first")
-	iNotifyHTTP        = registry.MustIndex("notify-http")
-	iOnDrift           = registry.MustIndex("on-drift")
-	iTLSReload         = registry.MustIndex("tls-reload")
-	iHistory           = registry.MustIndex("history")
-	iRequireAck        = registry.MustIndex("require-ack")
-	iEvents            = registry.MustIndex("events")
-	iClass             = registry.MustIndex("class")
-	iCanaryConfigMap   = registry.MustIndex("canary-configmap")
-	iSameUser          = registry.MustIndex("agent-run-as-same-user")
-	iExtraSecret       = registry.MustIndex("extra-secret")
-	iTLSSkipVerify     = registry.MustIndex("tls-skip-verify")
-	iSchemaConfigMap   = registry.MustIndex("schema-configmap")
-	iStartupPolicy     = registry.MustIndex("startup-policy")
-	iOnDelete          = registry.MustIndex("on-delete")
-	iMaxDocumentBytes  = registry.MustIndex("max-document-bytes")
-	iMeta              = registry.MustIndex("meta")
-	iDynamic           = registry.MustIndex("dynamic")
-	iRevokeOnShutdown  = registry.MustIndex("revoke-on-shutdown")
-	iAWSSecret         = registry.MustIndex("aws-secret")
-	iAgentEnv          = registry.MustIndex("agent-env")
-	iTemplate          = registry.MustIndex("template")
-	iTemplateConfigMap = registry.MustIndex("template-configmap")
-)
-
-// pairOf maps each half of an either-or pair to the other half, -1 otherwise.
-var pairOf [numKeys]int
-
-// perRender lists the per-render keys in registry order.
-var perRender []int
-
-func init() {
-	if registry.Len() != numKeys {
-		panic("resolve: the registry does not hold 66 keys")
-	}
-	for i := range rows {
-		pairOf[i] = -1
-		if rows[i].Pair != "" {
-			pairOf[i] = registry.MustIndex(rows[i].Pair)
-		}
-		if rows[i].PerRender {
-			perRender = append(perRender, i)
+// pairOf maps each half of an either-or pair to the other half.
+var pairOf = func() map[registry.ID]registry.ID {
+	m := map[registry.ID]registry.ID{}
+	for _, id := range registry.All {
+		if p, ok := registry.ByName(id.Row().Pair); ok {
+			m[id] = p
 		}
 	}
-}
+	return m
+}()
 
 // noteMuted is the provenance note of a pair half the pod's answer muted.
 const noteMuted = "pair answered by the pod: installation halves muted"
 
 // tiersFor is the installation ladder of knob i for render r.
-func tiersFor(r *render, i int) []registry.Tier {
+func tiersFor(r *render, i registry.ID) []registry.Tier {
 	if r.name == "" {
 		return rows[i].Tiers
 	}
@@ -112,7 +34,7 @@ func tiersFor(r *render, i int) []registry.Tier {
 // silent returns the installation value the ladder of knob i would supply to
 // render r if the pod were silent, or nil: the render store's group, then the
 // fleet, as the row's tiers say. The supplying tier also decides the pin.
-func (s *state) silent(r *render, i int) (installation.Value, decision.Tier, string, bool) {
+func (s *state) silent(r *render, i registry.ID) (installation.Value, decision.Tier, string, bool) {
 	for _, t := range tiersFor(r, i) {
 		switch t {
 		case registry.TierStore:
@@ -130,44 +52,45 @@ func (s *state) silent(r *render, i int) (installation.Value, decision.Tier, str
 	return installation.Value{}, decision.TierNone, "", false
 }
 
+// resolveRenders resolves the default render, then the named renders.
+func (s *state) resolveRenders() {
+	s.resolveRender(&s.def)
+	for _, r := range s.named {
+		s.resolveRender(r)
+	}
+	s.resolved = true
+}
+
 // resolveRender walks every knob's ladder for render r: annotation >
 // installation tiers (per-store group of the render's store, fleet) >
 // built-in. Either-or pairs resolve as a level: when the pod answers either
 // half, both installation halves are muted. The source resolves first: it
 // names the store the per-store rung reads.
 func (s *state) resolveRender(r *render) {
-	r.vals[iSource] = s.ladder(r, iSource)
-	if r.vals[iSource].set {
-		r.source = r.vals[iSource].text
+	r.vals[registry.Source] = s.ladder(r, registry.Source)
+	if r.vals[registry.Source].set {
+		r.source = r.vals[registry.Source].text
 	}
-	keys := perRender
+	keys := registry.PerRender
 	if r.name == "" {
-		keys = allKeys
+		keys = registry.All
 	}
 	for _, i := range keys {
-		if i != iSource {
+		if i != registry.Source {
 			r.vals[i] = s.ladder(r, i)
 		}
 	}
 }
 
-var allKeys = func() []int {
-	k := make([]int, numKeys)
-	for i := range k {
-		k[i] = i
-	}
-	return k
-}()
-
 // ladder resolves knob i for render r.
-func (s *state) ladder(r *render, i int) value {
+func (s *state) ladder(r *render, i registry.ID) value {
 	if a := &r.ann[i]; a.set {
 		if a.class != "" {
 			return value{text: a.value, set: true, tier: decision.TierClass}
 		}
 		return value{text: a.value, set: true, tier: decision.TierAnnotation}
 	}
-	if p := pairOf[i]; p >= 0 && r.ann[p].set {
+	if p, ok := pairOf[i]; ok && r.ann[p].set {
 		v := value{tier: decision.TierNone}
 		if _, _, _, ok := s.silent(r, i); ok {
 			v.note = noteMuted
@@ -185,14 +108,14 @@ func (s *state) ladder(r *render, i int) value {
 
 // supplier is the installation value that answered knob i of render r (a
 // value with fromInst set): the ladder's installation rung, looked up again.
-func (s *state) supplier(r *render, i int) installation.Value {
+func (s *state) supplier(r *render, i registry.ID) installation.Value {
 	iv, _, _, _ := s.silent(r, i)
 	return iv
 }
 
 // builtIn is knob i's built-in value; the agent image is the installation's.
-func (s *state) builtIn(i int) string {
-	if i == iAgentImage {
+func (s *state) builtIn(i registry.ID) string {
+	if i == registry.AgentImage {
 		if s.inst.AgentImage != "" {
 			return s.inst.AgentImage
 		}
@@ -207,7 +130,7 @@ func (s *state) builtIn(i int) string {
 func fromPod(t decision.Tier) bool { return t == decision.TierAnnotation || t == decision.TierClass }
 
 // key is the key of knob i for render r: as the pod wrote it, else its spelling.
-func key(r *render, i int) string {
+func key(r *render, i registry.ID) string {
 	if r.ann[i].set {
 		return r.ann[i].key
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/plan"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // The plan builder (spec 03 §2–3, §6.1), owned by the plan package.
@@ -29,14 +30,14 @@ var overrideRules = map[installation.OverrideRule]decision.OverrideRule{
 // order including unset ones. validated=false keeps the raw tier lookups.
 func (s *state) output(validated bool) []decision.Render {
 	out := make([]decision.Render, 0, 1+len(s.named))
-	out = append(out, s.renderOutput(&s.def, allKeys, validated))
+	out = append(out, s.renderOutput(&s.def, registry.All, validated))
 	for _, r := range s.named {
-		out = append(out, s.renderOutput(r, perRender, validated))
+		out = append(out, s.renderOutput(r, registry.PerRender, validated))
 	}
 	return out
 }
 
-func (s *state) renderOutput(r *render, keys []int, validated bool) decision.Render {
+func (s *state) renderOutput(r *render, keys []registry.ID, validated bool) decision.Render {
 	out := decision.Render{Name: r.name, Source: redact.URL(r.source), Validated: validated}
 	if s.withValues {
 		out.Values = make([]decision.ResolvedValue, len(keys))
@@ -49,7 +50,7 @@ func (s *state) renderOutput(r *render, keys []int, validated bool) decision.Ren
 
 // provenance is one knob's ResolvedValue: value, tier, pin, override rung,
 // annotation key, variable, document path, store and note.
-func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedValue {
+func (s *state) provenance(r *render, i registry.ID, validated bool) decision.ResolvedValue {
 	v := &r.vals[i]
 	text := v.text
 	if validated && v.set {
@@ -68,7 +69,7 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 		rv.OverrideRule = overrideRules[iv.Rule]
 		rv.Variable = iv.Variable
 		rv.DocumentPath = iv.DocumentPath
-	case i == iAgentImage && v.tier == decision.TierBuiltIn && text != installation.BuiltInAgentImage:
+	case i == registry.AgentImage && v.tier == decision.TierBuiltIn && text != installation.BuiltInAgentImage:
 		rv.Variable = "DYNAMIC_CONFIG_AGENT_IMAGE"
 	}
 	return rv
@@ -76,7 +77,7 @@ func (s *state) provenance(r *render, i int, validated bool) decision.ResolvedVa
 
 // normalised is knob i's validated value in its normalised form (spec 06
 // §3.6); installation values arrive normalised from the loader.
-func (s *state) normalised(r *render, i int) string {
+func (s *state) normalised(r *render, i registry.ID) string {
 	v := &r.vals[i]
 	if v.fromInst {
 		if n := s.supplier(r, i).Normalised; n != "" {
@@ -91,7 +92,7 @@ func (s *state) normalised(r *render, i int) string {
 
 // checkedOrRaw is text normalised by knob i's grammar, or text as it is when
 // the grammar refuses it.
-func checkedOrRaw(i int, text string) string {
+func checkedOrRaw(i registry.ID, text string) string {
 	if n, f := rows[i].Check(text); f == nil {
 		return n
 	}
@@ -104,7 +105,7 @@ func checkedOrRaw(i int, text string) string {
 var builtInNormalised = func() []string {
 	out := make([]string, len(rows))
 	for i := range rows {
-		out[i] = checkedOrRaw(i, rows[i].BuiltIn)
+		out[i] = checkedOrRaw(registry.ID(i), rows[i].BuiltIn)
 	}
 	return out
 }()
@@ -114,13 +115,13 @@ func (s *state) planInput() plan.Input {
 	in := plan.Input{
 		Facts:        s.f,
 		Installation: s.inst,
-		Default:      plan.Render{Values: s.effective(&s.def, allKeys)},
+		Default:      plan.Render{Values: s.effective(&s.def, registry.All)},
 		AgentEnv:     s.mergedAgentEnv(),
 	}
 	if len(s.named) > 0 {
 		in.Named = make([]plan.Render, len(s.named))
 		for j, r := range s.named {
-			in.Named[j] = plan.Render{Name: r.name, Values: s.effective(r, perRender)}
+			in.Named[j] = plan.Render{Name: r.name, Values: s.effective(r, registry.PerRender)}
 		}
 	}
 	for i := range s.also {
@@ -130,17 +131,15 @@ func (s *state) planInput() plan.Input {
 	return in
 }
 
-// effective maps each knob that resolved to its normalised value.
-func (s *state) effective(r *render, keys []int) map[string]string {
-	m := make(map[string]string, 40)
+// effective is each knob that resolved, by its normalised value.
+func (s *state) effective(r *render, keys []registry.ID) registry.Values {
+	var out registry.Values
 	for _, i := range keys {
-		v := &r.vals[i]
-		if !v.set {
-			continue
+		if r.vals[i].set {
+			out.Set(i, s.normalised(r, i))
 		}
-		m[rows[i].Name] = s.normalised(r, i)
 	}
-	return m
+	return out
 }
 
 // mergedAgentEnv is the agent environment of spec 02 §8: the fleet entries in
@@ -150,7 +149,7 @@ func (s *state) mergedAgentEnv() []installation.EnvEntry {
 	if len(s.inst.AgentEnv) == 0 && len(s.agentEnv) == 0 {
 		return nil
 	}
-	aws := s.def.vals[iAWSSecret].set
+	aws := s.def.vals[registry.AWSSecret].set
 	out := make([]installation.EnvEntry, 0, len(s.inst.AgentEnv)+len(s.agentEnv))
 	for _, e := range s.inst.AgentEnv {
 		if podSets(s.agentEnv, e.Name) || aws && slices.Contains(awsEnv, e.Name) {

@@ -1,11 +1,10 @@
 package resolve
 
 import (
-	"strings"
-
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
 // Reason slugs (spec 04 §2).
@@ -16,36 +15,46 @@ const (
 	SlugConflict  = "DynamicConfigConflict"
 )
 
-// refuse builds the refusal of check: its reason, slug and HTTP code follow
-// from the check id (spec 04 §2).
+// refuse builds a DynamicConfigMalformed refusal of check (spec 04 §2), the
+// class of every check that is not a pin, a gate, a conflict or a knob row's
+// own class.
 func refuse(check, key, render, message string) *decision.Refusal {
-	r := &decision.Refusal{Reason: decision.ReasonMalformed, Slug: SlugMalformed, HTTPCode: 400,
+	return refuseAs(registry.RefuseMalformed, check, key, render, message)
+}
+
+// refuseAs builds the refusal of check in class: its reason, slug and HTTP
+// code follow from the class, never from the check id.
+func refuseAs(class registry.RefusalClass, check, key, render, message string) *decision.Refusal {
+	c := refusalClasses[class]
+	return &decision.Refusal{Reason: c.reason, Slug: c.slug, HTTPCode: c.httpCode,
 		Message: message, Check: check, Key: key, Render: render}
-	switch {
-	case strings.HasPrefix(check, "pin.") || strings.HasPrefix(check, "pair-pin."):
-		r.Reason, r.Slug = decision.ReasonPinned, SlugPinned
-	case strings.HasPrefix(check, "gate."):
-		r.Reason, r.Slug = decision.ReasonPolicy, SlugPolicy
-	case strings.HasPrefix(check, "class."):
-		r.Reason, r.Slug, r.HTTPCode = decision.ReasonPolicy, SlugPolicy, 403
-	case strings.HasPrefix(check, "conflict."):
-		r.Reason, r.Slug = decision.ReasonConflict, SlugConflict
-	}
-	return r
+}
+
+// refusalClasses are the answers of each refusal class (spec 04 §2).
+var refusalClasses = map[registry.RefusalClass]struct {
+	reason   decision.Reason
+	slug     string
+	httpCode int32
+}{
+	registry.RefuseMalformed: {decision.ReasonMalformed, SlugMalformed, 400},
+	registry.RefusePinned:    {decision.ReasonPinned, SlugPinned, 400},
+	registry.RefusePolicy:    {decision.ReasonPolicy, SlugPolicy, 400},
+	registry.RefuseForbidden: {decision.ReasonPolicy, SlugPolicy, 403},
+	registry.RefuseConflict:  {decision.ReasonConflict, SlugConflict, 400},
 }
 
 // q is the spec's {V}: URL-redacted, then strconv-quoted.
 func q(s string) string { return redact.Quote(s) }
 
 // failed turns a knob failure on render r's knob i into its refusal.
-func failed(r *render, i int, f *knob.Failure) *decision.Refusal {
+func failed(r *render, i registry.ID, f *knob.Failure) *decision.Refusal {
 	k := key(r, i)
-	return refuse(f.Check, k, r.name, f.Message(k))
+	return refuseAs(rows[i].Refusal, f.Check, k, r.name, f.Message(k))
 }
 
 // checkValue validates the pod's annotation of knob i on render r with the
 // key's grammar (spec 01 §3); an absent annotation passes.
-func (s *state) checkValue(r *render, i int) *decision.Refusal {
+func (s *state) checkValue(r *render, i registry.ID) *decision.Refusal {
 	a := &r.ann[i]
 	if !a.set {
 		return nil
@@ -61,13 +70,13 @@ const pinAdvice = `; the installer can reopen it with a trailing "?" or overrida
 
 // checkPin refuses a pod annotation of knob i that differs from the pinned
 // installation value the ladder would supply to a silent pod (spec 02 §6).
-func (s *state) checkPin(r *render, i int) *decision.Refusal {
+func (s *state) checkPin(r *render, i registry.ID) *decision.Refusal {
 	a := &r.ann[i]
 	if !a.set {
 		return nil
 	}
 	iv, _, _, ok := s.silent(r, i)
-	if !ok || !iv.Pinned || knob.Equal(rows[i].Name, a.value, iv.Text) {
+	if !ok || !iv.Pinned || rows[i].Equal(a.value, iv.Text) {
 		return nil
 	}
 	msg := a.key + " is " + q(a.value) + ", but the installation pins it to " + pinnedText(i, iv.Text) +
@@ -75,11 +84,11 @@ func (s *state) checkPin(r *render, i int) *decision.Refusal {
 	if r.name == "" {
 		msg += pinAdvice
 	}
-	return refuse("pin."+rows[i].Name, a.key, r.name, msg)
+	return refuseAs(registry.RefusePinned, "pin."+rows[i].Name, a.key, r.name, msg)
 }
 
 // pinnedText is the spec's {T}: the pinned value normalised, quoted.
-func pinnedText(i int, text string) string {
+func pinnedText(i registry.ID, text string) string {
 	if n, f := rows[i].Check(text); f == nil {
 		text = n
 	}
@@ -88,8 +97,8 @@ func pinnedText(i int, text string) string {
 
 // checkPairPin refuses a pod that answers one half of a pair while the
 // installation pins the other (pair-pin.*): the pair answers as one.
-func (s *state) checkPairPin(r *render, a, b int, check string) *decision.Refusal {
-	for _, h := range [2][2]int{{a, b}, {b, a}} {
+func (s *state) checkPairPin(r *render, a, b registry.ID, check string) *decision.Refusal {
+	for _, h := range [2][2]registry.ID{{a, b}, {b, a}} {
 		pinnedHalf, podHalf := h[0], h[1]
 		if !r.ann[podHalf].set {
 			continue
@@ -101,7 +110,7 @@ func (s *state) checkPairPin(r *render, a, b int, check string) *decision.Refusa
 		kb := r.ann[podHalf].key
 		msg := kb + " is set, but the installation pins " + key(r, pinnedHalf) + " to " +
 			pinnedText(pinnedHalf, iv.Text) + " — the pair answers as one: drop " + kb
-		return refuse(check, kb, r.name, msg)
+		return refuseAs(registry.RefusePinned, check, kb, r.name, msg)
 	}
 	return nil
 }

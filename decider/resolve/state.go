@@ -10,9 +10,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
-// numKeys is the registry's size; a render holds one slot per key.
-const numKeys = 66
-
 // annot is one annotation the pod wrote for a render's knob.
 type annot struct {
 	key   string // the full key as written
@@ -41,8 +38,8 @@ type value struct {
 type render struct {
 	name     string // "" for the default render
 	firstKey string // the first key, in sorted order, that declared a named render
-	ann      [numKeys]annot
-	vals     [numKeys]value
+	ann      [registry.Count]annot
+	vals     [registry.Count]value
 	source   string // the resolved store ("" when none)
 }
 
@@ -65,6 +62,10 @@ type state struct {
 	// the pod named once B3 found it.
 	classes   *classes.Set
 	consulted *classes.Class
+	// classesRevision is the class set's revision once B3 consulted it.
+	classesRevision string
+	// resolved: every knob's ladder has been walked (the steps from B6 on).
+	resolved bool
 
 	def   render
 	named []*render
@@ -77,10 +78,8 @@ type state struct {
 	emptyKey   string // the smallest key refused by value.empty
 	hasEmpty   bool
 
-	gates []decision.GateRuling
-	// sameUserWhere is where agent-run-as-same-user took its UID from.
-	sameUserWhere string
-	agentEnv      []installation.EnvEntry // the pod's agent-env entries, in order
+	gates    []decision.GateRuling
+	agentEnv []installation.EnvEntry // the pod's agent-env entries, in order
 	// withValues: the output renders carry their values (Decide, not
 	// DecidePlan).
 	withValues bool
@@ -108,9 +107,9 @@ func (s *state) read() {
 			s.def.ann[c.Row] = annot{key: key, value: v, set: true}
 			ownsEmpty = rows[c.Row].OwnsEmpty
 			switch c.Row {
-			case iClass:
+			case registry.Class:
 				s.class = s.def.ann[c.Row]
-			case iInject:
+			case registry.Inject:
 				s.inject = s.def.ann[c.Row]
 			}
 		case registry.KindRendered:

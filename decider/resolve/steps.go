@@ -1,73 +1,89 @@
 package resolve
 
-import "github.com/dynamic-config-admission/dynamic-config/decider/decision"
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+)
 
-// step is one row of the mutating path's evaluation order (spec 01 §8.1):
-// it returns the first refusal among its checks, nil when they all pass.
+// step is one row of the mutating path's evaluation order (spec 01 §8.1).
+// run returns the first refusal among the step's checks (nil when they all
+// pass); skip, when set, ends the decision as a skip for a pod that is not
+// asking; do prepares the state for the steps after it (no verdict).
 type step struct {
-	id  string
-	run func(s *state) *decision.Refusal
+	id   string
+	run  func(s *state) *decision.Refusal
+	skip func(s *state) decision.SkipReason
+	do   func(s *state)
 }
 
-// steps B6–B60 in order; the first refusal wins. B61 (conflicts) runs on the
-// plan, B62 builds it (decide.go).
+// steps B1–B60 in order, the first refusal or skip ends the decision. B61
+// (conflicts) runs on the plan, B62 builds it (decide.go). The two preparation
+// rows read the annotations (before B3, the first step that needs them) and
+// resolve every knob's ladder (before B6, the first that reads values).
 var steps = []step{
-	{"B6", unknownKey},
-	{"B7", emptyValue},
-	{"B8", onDefault(valueOf(iSource))},
-	{"B9", onDefault(pinOf(iSource))},
-	{"B10", onDefault(storePins(true))},
-	{"B11", onDefault(pairPins)},
-	{"B12", onDefault(valueOf(iMode), pinOf(iMode))},
-	{"B13", onDefault(valueOf(iWatchSeconds), pinOf(iWatchSeconds))},
-	{"B14", onDefault(valuesOf(iTokenSecret, iPasswordSecret, iEndpointSecret, iCAConfigMap, iSSHSecret,
-		iSchemaConfigMap, iCanaryConfigMap, iTemplateConfigMap, iTLSSecret, iExtraSecret, iAWSSecret))},
-	{"B15", endpointRequired},
-	{"B16", onDefault(endpointBoth)},
-	{"B17", onDefault(sshSecretAuth)},
-	{"B18", onDefault(tlsSkipVerify)},
-	{"B19", onDefault(valueOf(iVolumeMedium), pinOf(iVolumeMedium))},
-	{"B20", onDefault(valueOf(iNativeSidecar), pinOf(iNativeSidecar))},
-	{"B21", onDefault(pinOf(iCPURequest), pinOf(iMemoryRequest), pinOf(iCPULimit), pinOf(iMemoryLimit))},
-	{"B22", ephemeralStorage},
-	{"B23", onDefault(valuesOf(iCPURequest, iMemoryRequest, iCPULimit, iMemoryLimit), cpuRequestAboveLimit, memoryRequestAboveLimit)},
-	{"B24", onDefault(valueOf(iFileMode), pinOf(iFileMode))},
-	{"B25", onDefault(valueOf(iRunAsUser), pinOf(iRunAsUser), valueOf(iRunAsGroup), pinOf(iRunAsGroup))},
-	{"B26", sameUser},
-	{"B27", envInjectMode},
-	{"B28", envRestart},
-	{"B29", awsSecretSource},
-	{"B30", onDefault(valueOf(iMetricsPort), pinOf(iMetricsPort))},
-	{"B31", onDefault(valueOf(iMeta))},
-	{"B32", onDefault(valueOf(iDynamic))},
-	{"B33", onDefault(valueOf(iRevokeOnShutdown))},
-	{"B34", revokeGrace},
-	{"B35", revokeGraceNeedsDynamic},
-	{"B36", initFirst},
-	{"B37", notifyHTTP},
-	{"B38", onDefault(valueOf(iTLSReload))},
-	{"B39", history},
-	{"B40", canaryInit},
-	{"B41", onDefault(valueOf(iTimeout))},
-	{"B42", agentImage},
-	{"B43", events},
-	{"B44", onDefault(valueOf(iOnDrift))},
-	{"B45", onDefault(valuesOf(iStartupPolicy, iOnDelete, iMaxDocumentBytes))},
-	{"B46", revokeOnShutdownNeedsDynamic},
-	{"B47", onDefault(valueOf(iReadiness))},
-	{"B48", requireAck},
-	{"B49", agentEnv},
-	{"B50", injectContainers},
-	{"B51", envInject},
-	{"B52", onDefault(templateBoth)},
-	{"B53", namedRenders},
-	{"B54", alsoRenderings},
-	{"B55", defaultPath},
-	{"B56", outputDuplicate},
-	{"B57", sourceRequired},
-	{"B58", keyChecks},
-	{"B59", sourceGates},
-	{"B60", agentEnvGates},
+	{id: "B1", skip: noPrefixedAnnotation},
+	{id: "B2", skip: notCreate},
+	{id: "read", do: (*state).read},
+	{id: "B3", run: classStep},
+	{id: "B4", run: statusMark, skip: alreadyInjected},
+	{id: "B5", run: injectValue, skip: notAsking},
+	{id: "resolve", do: (*state).resolveRenders},
+	{id: "B6", run: unknownKey},
+	{id: "B7", run: emptyValue},
+	{id: "B8", run: onDefault(valueOf(registry.Source))},
+	{id: "B9", run: onDefault(pinOf(registry.Source))},
+	{id: "B10", run: onDefault(storePins(true))},
+	{id: "B11", run: onDefault(pairPins)},
+	{id: "B12", run: onDefault(valueOf(registry.Mode), pinOf(registry.Mode))},
+	{id: "B13", run: onDefault(valueOf(registry.WatchSeconds), pinOf(registry.WatchSeconds))},
+	{id: "B14", run: onDefault(valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret,
+		registry.SchemaConfigMap, registry.CanaryConfigMap, registry.TemplateConfigMap, registry.TLSSecret, registry.ExtraSecret, registry.AWSSecret))},
+	{id: "B15", run: endpointRequired},
+	{id: "B16", run: onDefault(endpointBoth)},
+	{id: "B17", run: onDefault(sshSecretAuth)},
+	{id: "B18", run: onDefault(tlsSkipVerify)},
+	{id: "B19", run: onDefault(valueOf(registry.VolumeMedium), pinOf(registry.VolumeMedium))},
+	{id: "B20", run: onDefault(valueOf(registry.NativeSidecar), pinOf(registry.NativeSidecar))},
+	{id: "B21", run: onDefault(pinOf(registry.AgentCPURequest), pinOf(registry.AgentMemoryRequest), pinOf(registry.AgentCPULimit), pinOf(registry.AgentMemoryLimit))},
+	{id: "B22", run: ephemeralStorage},
+	{id: "B23", run: onDefault(valuesOf(registry.AgentCPURequest, registry.AgentMemoryRequest, registry.AgentCPULimit, registry.AgentMemoryLimit), cpuRequestAboveLimit, memoryRequestAboveLimit)},
+	{id: "B24", run: onDefault(valueOf(registry.FileMode), pinOf(registry.FileMode))},
+	{id: "B25", run: onDefault(valueOf(registry.AgentRunAsUser), pinOf(registry.AgentRunAsUser), valueOf(registry.AgentRunAsGroup), pinOf(registry.AgentRunAsGroup))},
+	{id: "B26", run: sameUser},
+	{id: "B27", run: envInjectMode},
+	{id: "B28", run: envRestart},
+	{id: "B29", run: awsSecretSource},
+	{id: "B30", run: onDefault(valueOf(registry.MetricsPort), pinOf(registry.MetricsPort))},
+	{id: "B31", run: onDefault(valueOf(registry.Meta))},
+	{id: "B32", run: onDefault(valueOf(registry.Dynamic))},
+	{id: "B33", run: onDefault(valueOf(registry.RevokeOnShutdown))},
+	{id: "B34", run: revokeGrace},
+	{id: "B35", run: revokeGraceNeedsDynamic},
+	{id: "B36", run: initFirst},
+	{id: "B37", run: notifyHTTP},
+	{id: "B38", run: onDefault(valueOf(registry.TLSReload))},
+	{id: "B39", run: history},
+	{id: "B40", run: canaryInit},
+	{id: "B41", run: onDefault(valueOf(registry.Timeout))},
+	{id: "B42", run: agentImage},
+	{id: "B43", run: events},
+	{id: "B44", run: onDefault(valueOf(registry.OnDrift))},
+	{id: "B45", run: onDefault(valuesOf(registry.StartupPolicy, registry.OnDelete, registry.MaxDocumentBytes))},
+	{id: "B46", run: revokeOnShutdownNeedsDynamic},
+	{id: "B47", run: onDefault(valueOf(registry.Readiness))},
+	{id: "B48", run: requireAck},
+	{id: "B49", run: agentEnv},
+	{id: "B50", run: injectContainers},
+	{id: "B51", run: envInject},
+	{id: "B52", run: onDefault(templateBoth)},
+	{id: "B53", run: namedRenders},
+	{id: "B54", run: alsoRenderings},
+	{id: "B55", run: defaultPath},
+	{id: "B56", run: outputDuplicate},
+	{id: "B57", run: sourceRequired},
+	{id: "B58", run: keyChecks},
+	{id: "B59", run: sourceGates},
+	{id: "B60", run: agentEnvGates},
 }
 
 // renderCheck is a check on one render.
@@ -90,12 +106,12 @@ func runChecks(s *state, r *render, checks []renderCheck) *decision.Refusal {
 }
 
 // valueOf is the key's own value check on the pod's annotation.
-func valueOf(i int) renderCheck {
+func valueOf(i registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal { return s.checkValue(r, i) }
 }
 
 // valuesOf is valueOf for several keys, in order.
-func valuesOf(keys ...int) renderCheck {
+func valuesOf(keys ...registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal {
 		for _, i := range keys {
 			if ref := s.checkValue(r, i); ref != nil {
@@ -107,21 +123,21 @@ func valuesOf(keys ...int) renderCheck {
 }
 
 // pinOf is pin.<knob>.
-func pinOf(i int) renderCheck {
+func pinOf(i registry.ID) renderCheck {
 	return func(s *state, r *render) *decision.Refusal { return s.checkPin(r, i) }
 }
 
 // pinOrder is the pin order of the store-shaped knobs (step B10), path included.
-var pinOrder = []int{iEndpoint, iEndpointSecret, iKey, iPath, iTokenSecret, iPasswordSecret, iCAConfigMap,
-	iTLSSecret, iSSHSecret, iAWSSecret, iSection, iAuth, iAuthMount, iAuthRole, iAuthUsername,
-	iAuthTokenPath, iNamespace, iRef, iAPIURL, iTemplate, iTemplateConfigMap}
+var pinOrder = []registry.ID{registry.Endpoint, registry.EndpointSecret, registry.Key, registry.Path, registry.TokenSecret, registry.PasswordSecret, registry.CAConfigMap,
+	registry.TLSSecret, registry.SSHSecret, registry.AWSSecret, registry.Section, registry.Auth, registry.AuthMount, registry.AuthRole, registry.AuthUsername,
+	registry.AuthTokenPath, registry.Namespace, registry.Ref, registry.APIURL, registry.Template, registry.TemplateConfigMap}
 
 // storePins is pin.<knob> for the store-shaped knobs in pin order; named
 // renders skip path (no tier answers it).
 func storePins(withPath bool) renderCheck {
 	return func(s *state, r *render) *decision.Refusal {
 		for _, i := range pinOrder {
-			if i == iPath && !withPath {
+			if i == registry.Path && !withPath {
 				continue
 			}
 			if ref := s.checkPin(r, i); ref != nil {
@@ -134,8 +150,8 @@ func storePins(withPath bool) renderCheck {
 
 // pairPins is pair-pin.endpoint then pair-pin.template.
 func pairPins(s *state, r *render) *decision.Refusal {
-	if ref := s.checkPairPin(r, iEndpoint, iEndpointSecret, "pair-pin.endpoint"); ref != nil {
+	if ref := s.checkPairPin(r, registry.Endpoint, registry.EndpointSecret, "pair-pin.endpoint"); ref != nil {
 		return ref
 	}
-	return s.checkPairPin(r, iTemplate, iTemplateConfigMap, "pair-pin.template")
+	return s.checkPairPin(r, registry.Template, registry.TemplateConfigMap, "pair-pin.template")
 }

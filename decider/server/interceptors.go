@@ -33,7 +33,7 @@ func chain(m *metrics.Decider, logger *slog.Logger, authFn auth.AuthFunc) ([]grp
 	}
 
 	rec := recovery.WithRecoveryHandlerContext(recoverPanic(logger))
-	unary = append(unary, recovery.UnaryServerInterceptor(rec))
+	unary = append(unary, decisionIDs, recovery.UnaryServerInterceptor(rec))
 	stream = append(stream, recovery.StreamServerInterceptor(rec))
 	return unary, stream
 }

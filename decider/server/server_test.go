@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -239,8 +240,10 @@ func TestBearerToken(t *testing.T) {
 	})
 	t.Run("an empty token file is refused at start", func(t *testing.T) {
 		empty := filepath.Join(t.TempDir(), "empty")
-		os.WriteFile(empty, []byte("\n"), 0o600)
-		if _, err := New(Config{TokenFile: empty}, installation.NewStore(nil), &echoService{}); err == nil {
+		if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(Config{TokenFile: empty}, loader.NewStore(nil), &echoService{}); err == nil {
 			t.Error("New accepted an empty token file")
 		}
 	})

@@ -8,15 +8,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/resolve"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -25,7 +24,7 @@ import (
 // The audit annotation keys every decision carries (spec 03 §5).
 const (
 	// AuditRevision is the revision of the installation that decided.
-	AuditRevision = "revision"
+	AuditRevision = decision.AuditRevision
 	// AuditDecisionID is the decision id, as in the decider's decision log line.
 	AuditDecisionID = "decision-id"
 )
@@ -34,7 +33,7 @@ const (
 type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
 
-	store   *installation.Store
+	store   *loader.Store
 	classes *classes.Store // nil: classes off
 	logger  *slog.Logger
 	metrics *metrics.Decider
@@ -52,7 +51,7 @@ var _ deciderv1.DeciderServiceServer = (*Service)(nil)
 
 // New returns the service over store. A nil logger discards; nil metrics
 // record nothing.
-func New(store *installation.Store, logger *slog.Logger, m *metrics.Decider) *Service {
+func New(store *loader.Store, logger *slog.Logger, m *metrics.Decider) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -95,16 +94,9 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if s.classes.Enabled() && cls == nil {
 		return nil, errClassesNotSynced
 	}
-	id := uuid.NewString()
-	defer func() {
-		if p := recover(); p != nil {
-			s.logger.ErrorContext(ctx, "decision panicked",
-				slog.String("decision_id", id),
-				slog.String("panic", fmt.Sprint(p)),
-				slog.String("stack", string(debug.Stack())))
-			resp, err = nil, internalError(id)
-		}
-	}()
+	// A panic from here on is recovered by the server's interceptor, which
+	// answers and logs it under this decision id (Recovered).
+	id := DecisionID(ctx)
 
 	facts := factsFromProto(req.GetPurpose(), req.GetPod())
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -17,11 +18,10 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	"log/slog"
-
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -52,13 +52,25 @@ type served struct {
 	reg    *prometheus.Registry
 }
 
-func serve(t *testing.T, store *installation.Store) *served {
+func serve(t *testing.T, store *loader.Store) *served {
 	t.Helper()
 	logs := &lockedBuffer{}
 	reg := prometheus.NewRegistry()
-	svc := New(store, slog.New(slog.NewJSONHandler(logs, nil)), metrics.NewDecider(reg))
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	svc := New(store, logger, metrics.NewDecider(reg))
 	listener := bufconn.Listen(1 << 20)
-	server := grpc.NewServer()
+	// The decider server's recovery, as decider/server wires it: a decision id
+	// per call, a panic answered by Recovered.
+	recovering := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		ctx = WithDecisionID(ctx)
+		defer func() {
+			if p := recover(); p != nil {
+				resp, err = nil, Recovered(ctx, logger, p)
+			}
+		}()
+		return handler(ctx, req)
+	}
+	server := grpc.NewServer(grpc.ChainUnaryInterceptor(recovering))
 	deciderv1.RegisterDeciderServiceServer(server, svc)
 	go func() { _ = server.Serve(listener) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
@@ -91,7 +103,7 @@ func consulPod() *deciderv1.PodFacts {
 }
 
 func TestDecideRejectsBrokenRequests(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	pod := func(kind deciderv1.ResourceKind) *deciderv1.PodFacts {
 		p := consulPod()
 		p.ResourceKind = kind
@@ -135,7 +147,7 @@ func TestDecideRejectsBrokenRequests(t *testing.T) {
 }
 
 func TestUnavailableWithoutAnInstallation(t *testing.T) {
-	s := serve(t, installation.NewStore(nil))
+	s := serve(t, loader.NewStore(nil))
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
 	if code := status.Code(err); code != codes.Unavailable {
 		t.Errorf("Decide: got %v, want Unavailable", code)
@@ -154,7 +166,7 @@ func TestUnavailableWithoutAnInstallation(t *testing.T) {
 
 func TestDecideAnswers(t *testing.T) {
 	inst := installation.Empty()
-	s := serve(t, installation.NewStore(inst))
+	s := serve(t, loader.NewStore(inst))
 	ids := map[string]bool{}
 	for i := 0; i < 3; i++ {
 		resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
@@ -233,7 +245,7 @@ func TestDecideAnswers(t *testing.T) {
 }
 
 func TestDecidePanicIsInternal(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	s.svc.decide = func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision {
 		panic("resolver bug")
 	}
@@ -281,7 +293,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ..
 }
 
 func TestDecisionLogLineOfARefusal(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	pod := consulPod()
 	pod.Annotations["dynamic-config.rs/watch-seconds"] = "soon-ish"
 	resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: pod})

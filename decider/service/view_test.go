@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -17,7 +18,7 @@ import (
 // plan view is the full decision without renders, gate rulings and
 // env-policy results; unset is the full view.
 func TestDecisionViews(t *testing.T) {
-	s := serve(t, installation.NewStore(installation.Empty()))
+	s := serve(t, loader.NewStore(installation.Empty()))
 	decide := func(t *testing.T, purpose deciderv1.Purpose, view deciderv1.DecisionView) *deciderv1.Decision {
 		t.Helper()
 		resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: purpose, Pod: consulPod(), View: view})

@@ -114,7 +114,7 @@ func serve(t *testing.T, svc deciderv1.DeciderServiceServer, opts ...grpc.Server
 	}
 	srv := grpc.NewServer(opts...)
 	deciderv1.RegisterDeciderServiceServer(srv, svc)
-	go srv.Serve(lis)
+	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	return lis.Addr().String()
 }

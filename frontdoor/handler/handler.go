@@ -151,7 +151,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)
-		io.WriteString(w, msg)
+		_, _ = io.WriteString(w, msg) // a client that went away has nothing left to tell
 		return
 	}
 	a = &admission{h: h, webhook: webhook, req: req, start: start}
@@ -162,7 +162,7 @@ func writeAnswer(w http.ResponseWriter, resp *review.Response) {
 	body := review.Encode(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	_, _ = w.Write(body) // a client that went away has nothing left to tell
 }
 
 // read applies the checks of spec 04 §6 in order and decodes the review.

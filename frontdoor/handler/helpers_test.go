@@ -64,7 +64,7 @@ func serveDecider(t *testing.T, srv deciderv1.DeciderServiceServer) (deciderv1.D
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()
 	deciderv1.RegisterDeciderServiceServer(gs, srv)
-	go gs.Serve(lis)
+	go func() { _ = gs.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufnet",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))

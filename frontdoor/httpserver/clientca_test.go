@@ -31,7 +31,7 @@ func TestAClientCARequiresTheAPIServersCertificateOnTheAdmissionPaths(t *testing
 	if err := pair.Load(); err != nil {
 		t.Fatal(err)
 	}
-	admission := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "admission") })
+	admission := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "admission") })
 	s := New(Config{Admission: admission, Certs: pair, ClientCAs: apiserver.Pool()})
 	addr, _ := start(t, s.Serve)
 	clientWith := func(b *certstest.Bundle) *http.Client {

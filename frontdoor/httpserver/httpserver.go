@@ -120,7 +120,7 @@ func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
 func text(w http.ResponseWriter, code int, body string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
-	io.WriteString(w, body)
+	_, _ = io.WriteString(w, body) // a client that went away has nothing left to tell
 }
 
 // httpServer builds the net/http server with the fixed timeouts, HTTP/1.1 only.

@@ -37,7 +37,7 @@ func start(t *testing.T, serve func(context.Context, net.Listener) error) (strin
 		cancel()
 		return <-errc
 	}
-	t.Cleanup(func() { stop() })
+	t.Cleanup(func() { _ = stop() })
 	return ln.Addr().String(), stop
 }
 
@@ -64,7 +64,7 @@ func TestTLSServer(t *testing.T) {
 	if err := pair.Load(); err != nil {
 		t.Fatal(err)
 	}
-	admission := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "admission "+r.URL.Path) })
+	admission := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "admission "+r.URL.Path) })
 	s := New(Config{Admission: admission, Certs: pair, Gatherer: reg})
 	addr, stop := start(t, s.Serve)
 	client := &http.Client{Transport: &http.Transport{
@@ -158,7 +158,7 @@ func TestDrainWaitsForInFlightRequests(t *testing.T) {
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(entered)
 		<-release
-		io.WriteString(w, "done")
+		_, _ = io.WriteString(w, "done")
 	})
 	s := New(Config{Admission: slow, Gatherer: prometheus.NewRegistry(), ShutdownGrace: 5 * time.Second})
 	addr, stop := start(t, s.Serve)
@@ -178,8 +178,8 @@ func TestDrainWaitsForInFlightRequests(t *testing.T) {
 	go func() { stopped <- stop() }()
 	time.Sleep(50 * time.Millisecond)
 	select {
-	case <-stopped:
-		t.Fatal("Serve returned before the in-flight request finished")
+	case err := <-stopped:
+		t.Fatalf("Serve returned (%v) before the in-flight request finished", err)
 	default:
 	}
 	close(release)

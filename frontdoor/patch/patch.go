@@ -93,84 +93,119 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		return nil, unfit("the pod has no spec to patch")
 	}
 	b := builder{pod: pod, ops: make([]Op, 0, 16)}
+	// The operations in the order of spec 03 §4: the status annotation,
+	// volumes, app mounts (ascending container index, the plan's order), the
+	// image pull secret, env-inject's command rewrite, the agents.
+	for _, part := range []func(*deciderv1.MutationPlan) error{
+		b.statusAnnotation, b.volumes, b.appMounts, b.pullSecret, b.commandRewrite, b.agents,
+	} {
+		if err := part(plan); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
+	if err != nil {
+		return nil, unfit("encode the patch: %v", err)
+	}
+	return &Patch{Ops: b.ops, JSON: raw}, nil
+}
 
-	// 1. The status annotation.
+// statusAnnotation adds the status mark (creating the annotations map when the pod has none).
+func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 	sa := plan.GetStatusAnnotation()
 	if sa.GetKey() == "" {
-		return nil, unfit("the plan carries no status annotation")
+		return unfit("the plan carries no status annotation")
 	}
-	if !pod.AnnotationsPresent {
+	if !b.pod.AnnotationsPresent {
 		b.add(pathAnnotations, emptyObject)
 	}
 	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
+	return nil
+}
 
-	// 2. Volumes.
+// volumes appends the plan's volumes.
+func (b *builder) volumes(plan *deciderv1.MutationPlan) error {
 	for i, v := range plan.GetVolumes() {
 		value, err := volume(v)
 		if err != nil {
-			return nil, unfit("volume %d of the plan: %v", i, err)
+			return unfit("volume %d of the plan: %v", i, err)
 		}
-		b.appendTo(pathVolumes, pod.VolumesPresent, value)
+		b.appendTo(pathVolumes, b.pod.VolumesPresent, value)
 	}
+	return nil
+}
 
-	// 3. App mounts, ascending container index (the plan's order).
+// appMounts appends the shared volume's mount to the app containers.
+func (b *builder) appMounts(plan *deciderv1.MutationPlan) error {
 	for _, m := range plan.GetAppMounts() {
 		c, err := b.container(m.GetContainerIndex(), m.GetContainerName(), "app mount")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if m.GetMount() == nil {
-			return nil, unfit("the app mount for container %q carries no mount", m.GetContainerName())
+			return unfit("the app mount for container %q carries no mount", m.GetContainerName())
 		}
 		b.appendTo(containerPath(m.GetContainerIndex())+"/volumeMounts", c.VolumeMountsPresent, mount(m.GetMount()))
 	}
+	return nil
+}
 
-	// 4. The image pull secret.
+// pullSecret appends the agent image's pull secret.
+func (b *builder) pullSecret(plan *deciderv1.MutationPlan) error {
 	if s := plan.GetImagePullSecret(); s != "" {
-		b.appendTo(pathImagePullSecrets, pod.ImagePullSecretsPresent, nameOnly(s))
+		b.appendTo(pathImagePullSecrets, b.pod.ImagePullSecretsPresent, nameOnly(s))
 	}
+	return nil
+}
 
-	// 5. The command rewrite of env-inject.
-	if rw := plan.GetCommandRewrite(); rw != nil {
-		c, err := b.container(rw.GetContainerIndex(), rw.GetContainerName(), "command rewrite")
+// commandRewrite replaces env-inject's target command (dropping its args)
+// and adds the restart probe.
+func (b *builder) commandRewrite(plan *deciderv1.MutationPlan) error {
+	rw := plan.GetCommandRewrite()
+	if rw == nil {
+		return nil
+	}
+	c, err := b.container(rw.GetContainerIndex(), rw.GetContainerName(), "command rewrite")
+	if err != nil {
+		return err
+	}
+	if !c.CommandPresent {
+		return unfit("the command rewrite targets container %q, which has no command to replace", c.Name)
+	}
+	if len(rw.GetCommand()) == 0 {
+		return unfit("the command rewrite for container %q carries no command", c.Name)
+	}
+	base := containerPath(rw.GetContainerIndex())
+	b.op("replace", base+"/command", stringList(rw.GetCommand()))
+	if c.ArgsPresent {
+		b.op("remove", base+"/args", nil)
+	}
+	if p := rw.GetLivenessProbe(); p != nil {
+		value, err := probe(p)
 		if err != nil {
-			return nil, err
+			return unfit("the liveness probe for container %q: %v", c.Name, err)
 		}
-		if !c.CommandPresent {
-			return nil, unfit("the command rewrite targets container %q, which has no command to replace", c.Name)
-		}
-		if len(rw.GetCommand()) == 0 {
-			return nil, unfit("the command rewrite for container %q carries no command", c.Name)
-		}
-		base := containerPath(rw.GetContainerIndex())
-		b.op("replace", base+"/command", stringList(rw.GetCommand()))
-		if c.ArgsPresent {
-			b.op("remove", base+"/args", nil)
-		}
-		if p := rw.GetLivenessProbe(); p != nil {
-			value, err := probe(p)
-			if err != nil {
-				return nil, unfit("the liveness probe for container %q: %v", c.Name, err)
-			}
-			b.add(base+"/livenessProbe", value)
-		}
+		b.add(base+"/livenessProbe", value)
 	}
+	return nil
+}
 
-	// 6. Agents, in plan order.
+// agents adds the agent containers in plan order, each to its list and position.
+func (b *builder) agents(plan *deciderv1.MutationPlan) error {
 	for i, a := range plan.GetAgents() {
 		value, err := agent(a.GetContainer())
 		if err != nil {
-			return nil, unfit("agent %d of the plan: %v", i, err)
+			return unfit("agent %d of the plan: %v", i, err)
 		}
 		var list string
 		var present bool
 		switch a.GetList() {
 		case deciderv1.ContainerList_CONTAINER_LIST_CONTAINERS:
-			list, present = pathContainers, pod.ContainersPresent
+			list, present = pathContainers, b.pod.ContainersPresent
 		case deciderv1.ContainerList_CONTAINER_LIST_INIT_CONTAINERS:
-			list, present = pathInitContainers, pod.InitContainersPresent
+			list, present = pathInitContainers, b.pod.InitContainersPresent
 		default:
-			return nil, unfit("agent %d of the plan names no container list", i)
+			return unfit("agent %d of the plan names no container list", i)
 		}
 		switch a.GetPosition() {
 		case deciderv1.Position_POSITION_APPEND:
@@ -179,15 +214,10 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 			b.ensureArray(list, present)
 			b.add(list+"/0", value)
 		default:
-			return nil, unfit("agent %d of the plan names no position", i)
+			return unfit("agent %d of the plan names no position", i)
 		}
 	}
-
-	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
-	if err != nil {
-		return nil, unfit("encode the patch: %v", err)
-	}
-	return &Patch{Ops: b.ops, JSON: raw}, nil
+	return nil
 }
 
 // encodeOps writes the ops as encoding/json writes []Op: op, path, then the

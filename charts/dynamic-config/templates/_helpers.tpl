@@ -36,13 +36,14 @@ app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 {{- end -}}
 
-{{/* The dynamic-config binary's image. */}}
+{{/* The dynamic-config binary's image: the tag defaults to v<appVersion>, the project
+version, with "+" (build metadata, not allowed in an OCI tag) as "_" like `make image`. */}}
 {{- define "dynamic-config.image" -}}
 {{- $i := .Values.image -}}
 {{- if $i.digest -}}
 {{- printf "%s@%s" $i.repository $i.digest -}}
 {{- else -}}
-{{- printf "%s:%s" $i.repository (default (printf "v%s" .Chart.AppVersion) $i.tag) -}}
+{{- printf "%s:%s" $i.repository (default (printf "v%s" .Chart.AppVersion | replace "+" "_") $i.tag) -}}
 {{- end -}}
 {{- end -}}
 

@@ -1,4 +1,4 @@
-package installation
+package loader
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
 
 // recorder is a ReloadObserver that counts.
@@ -36,7 +38,7 @@ func (r *recorder) ReloadRejected(p int) {
 	r.lastProblems = p
 }
 func (r *recorder) ReloadUnchanged() { r.mu.Lock(); defer r.mu.Unlock(); r.same++ }
-func (r *recorder) InForce(inst *Installation) {
+func (r *recorder) InForce(inst *installation.Installation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inForce = append(r.inForce, inst.Revision)
@@ -224,7 +226,7 @@ func TestReloadUnderConcurrentReadersNeverShowsAMix(t *testing.T) {
 				// Every part of one snapshot tells the same version.
 				ws := inst.Fleet["watch-seconds"].Text
 				deny := inst.SourceDeny.Groups[0].Namespace
-				if "ns-"+ws != deny || Revision(inst.Canonical) != inst.Revision {
+				if "ns-"+ws != deny || installation.Revision(inst.Canonical) != inst.Revision {
 					t.Errorf("mixed snapshot: watch-seconds %s, deny %s", ws, deny)
 					return
 				}
@@ -254,7 +256,7 @@ func docVersion(v int) string {
 func TestReloadPicksUpADefaultDocumentThatAppearsLater(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "installation.yaml")
 	store, rec, _ := watching(t, path, 20*time.Millisecond)
-	if store.Current().Revision != EmptyRevision {
+	if store.Current().Revision != installation.EmptyRevision {
 		t.Fatalf("start %s", store.Current().Revision)
 	}
 	write(t, path, "sourceDeny: \"sandbox: git\"\n")
@@ -263,7 +265,7 @@ func TestReloadPicksUpADefaultDocumentThatAppearsLater(t *testing.T) {
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the empty installation", func() bool { return store.Current().Revision == EmptyRevision })
+		eventually(t, "the empty installation", func() bool { return store.Current().Revision == installation.EmptyRevision })
 		if _, rej, _ := rec.counts(); rej != 0 {
 			t.Errorf("rejected %d", rej)
 		}

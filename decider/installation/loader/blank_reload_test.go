@@ -1,6 +1,7 @@
-package installation
+package loader
 
 import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func TestReloadRefusesADocumentThatBecameBlank(t *testing.T) {
 		path := writeDoc(t, "installation.yaml", "watchSeconds: \"30\"\n")
 		store, _, _ := watching(t, path, 20*time.Millisecond)
 		write(t, path, "{}\n")
-		eventually(t, "the swap", func() bool { return store.Current().Revision == EmptyRevision })
+		eventually(t, "the swap", func() bool { return store.Current().Revision == installation.EmptyRevision })
 		if lr := store.LastReload(); !lr.OK {
 			t.Errorf("last reload %+v", lr)
 		}
@@ -56,13 +57,13 @@ func TestReloadRefusesADocumentThatBecameBlank(t *testing.T) {
 	t.Run("a document blank at start stays the empty document, and may stay blank", func(t *testing.T) {
 		path := writeDoc(t, "installation.yaml", "")
 		store, _, _ := watching(t, path, 20*time.Millisecond)
-		if store.Current().Revision != EmptyRevision || !store.Current().DocumentBlank {
+		if store.Current().Revision != installation.EmptyRevision || !store.Current().DocumentBlank {
 			t.Fatalf("start: %s blank=%v", store.Current().Revision, store.Current().DocumentBlank)
 		}
 		write(t, path, "   \n")
 		eventually(t, "the unchanged reload", func() bool { lr := store.LastReload(); return lr != nil && lr.OK })
 		write(t, path, "watchSeconds: \"30\"\n")
-		eventually(t, "the swap", func() bool { return store.Current().Revision != EmptyRevision })
+		eventually(t, "the swap", func() bool { return store.Current().Revision != installation.EmptyRevision })
 		write(t, path, "")
 		eventually(t, "the rejection once a real document was in force", func() bool { return !store.LastReload().OK })
 	})
@@ -76,7 +77,7 @@ func TestAFailedParseReportsNoAttemptedRevision(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name+" has no attempted revision", func(t *testing.T) {
 			_, err := Load(Options{DocumentPath: writeDoc(t, c.file, c.content), DocumentExplicit: true})
-			p, ok := err.(*Problems)
+			p, ok := err.(*installation.Problems)
 			if !ok {
 				t.Fatalf("Load: %v", err)
 			}
@@ -87,8 +88,8 @@ func TestAFailedParseReportsNoAttemptedRevision(t *testing.T) {
 	}
 	t.Run("a document that parses but is invalid still names its attempt", func(t *testing.T) {
 		_, err := Load(Options{DocumentPath: writeDoc(t, "installation.yaml", "watchSeconds: soon\n"), DocumentExplicit: true})
-		p, ok := err.(*Problems)
-		if !ok || !strings.HasPrefix(p.AttemptedRevision, "sha256:") || p.AttemptedRevision == EmptyRevision {
+		p, ok := err.(*installation.Problems)
+		if !ok || !strings.HasPrefix(p.AttemptedRevision, "sha256:") || p.AttemptedRevision == installation.EmptyRevision {
 			t.Fatalf("Load: %v (attempted %q)", err, p.AttemptedRevision)
 		}
 	})

@@ -1,18 +1,19 @@
-package installation
+package main
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
 )
 
-func loadValuesText(t *testing.T, values string, environ ...string) (*Installation, error) {
+func loadValuesText(t *testing.T, values string, environ ...string) (*installation.Installation, error) {
 	t.Helper()
-	return LoadValues(writeDoc(t, "values.yaml", values), environ)
+	return loadChartValues(writeFile(t, "values.yaml", values), environ)
 }
 
 func TestChartValuesMapping(t *testing.T) {
@@ -34,7 +35,7 @@ func TestChartValuesMapping(t *testing.T) {
 		if _, ok := inst.Fleet["agent-cpu-request"]; ok {
 			t.Error("cpuRequest written")
 		}
-		if v := inst.Fleet["agent-memory-request"]; v.Text != "32Mi" || v.Marker != MarkerPinned {
+		if v := inst.Fleet["agent-memory-request"]; v.Text != "32Mi" || v.Marker != installation.MarkerPinned {
 			t.Errorf("memoryRequest %+v", v)
 		}
 		if v := inst.Fleet["agent-memory-limit"]; v.Text != "128Mi" {
@@ -102,7 +103,7 @@ envPolicy:
 	})
 	t.Run("a switch that is not a boolean is refused, never coerced", func(t *testing.T) {
 		_, err := loadValuesText(t, "webhook:\n  allowEvents: \"yes\"\n  allowTlsSkipVerify: \"false\"\n")
-		var p *Problems
+		var p *installation.Problems
 		if !errors.As(err, &p) {
 			t.Fatalf("got %v", err)
 		}
@@ -113,14 +114,14 @@ envPolicy:
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []GateGroup{{"*", []string{"consul"}}, {"team-a", []string{"vault"}}, {"team-b", []string{"s3"}}}
+		want := []installation.GateGroup{{Namespace: "*", Names: []string{"consul"}}, {Namespace: "team-a", Names: []string{"vault"}}, {Namespace: "team-b", Names: []string{"s3"}}}
 		if !reflect.DeepEqual(inst.SourceAllow.Groups, want) {
 			t.Errorf("got %+v", inst.SourceAllow.Groups)
 		}
 	})
 	t.Run("values the chart refuses are refused with the installation's messages", func(t *testing.T) {
 		_, err := loadValuesText(t, "agent:\n  defaults:\n    endpoint: http://x\n    fileMode: \"0999\"\nwebhook:\n  classes: {enabled: true}\n  selfRotate: {enabled: true}\n")
-		var p *Problems
+		var p *installation.Problems
 		if !errors.As(err, &p) {
 			t.Fatalf("got %v", err)
 		}
@@ -141,7 +142,7 @@ envPolicy:
 	})
 	t.Run("a missing values file is reported", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "values.yaml")
-		_, err := LoadValues(p, nil)
+		_, err := loadChartValues(p, nil)
 		if err == nil || err.Error() != "dynamic-config: the installation is invalid (1 problem; document "+p+"):\n  "+p+": the chart values file does not exist" {
 			t.Errorf("got %v", err)
 		}
@@ -150,49 +151,13 @@ envPolicy:
 
 func joinKeys() string {
 	out := ""
-	for i, k := range documentKeys {
+	for i, k := range installation.DocumentKeys() {
 		if i > 0 {
 			out += ", "
 		}
 		out += k
 	}
 	return out
-}
-
-// TestChartDefaultsMatchTheChart keeps the embedded defaults in step with the
-// chart's values.yaml (when the chart is in the tree).
-func TestChartDefaultsMatchTheChart(t *testing.T) {
-	data, err := os.ReadFile("../../charts/dynamic-config/values.yaml")
-	if err != nil {
-		t.Skip("chart not in the tree")
-	}
-	var chart, ours yaml.Node
-	if err := yaml.Unmarshal(data, &chart); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(chartDefaults), &ours); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(prefix []string, n *yaml.Node)
-	walk = func(prefix []string, n *yaml.Node) {
-		for _, p := range pairs(n) {
-			path := append(append([]string{}, prefix...), p.Key)
-			v := resolve(p.Value)
-			if v.Kind == yaml.MappingNode && len(v.Content) > 0 {
-				walk(path, v)
-				continue
-			}
-			theirs := lookupPath(resolve(&chart), path...)
-			if theirs == nil {
-				t.Errorf("%v: missing from the chart's values.yaml", path)
-				continue
-			}
-			if scalarOf(theirs) != scalarOf(v) || theirs.Kind != v.Kind {
-				t.Errorf("%v: chart %q, embedded %q", path, scalarOf(theirs), scalarOf(v))
-			}
-		}
-	}
-	walk(nil, resolve(&ours))
 }
 
 func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
@@ -221,7 +186,7 @@ func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := loadValuesText(t, tt.values)
-			var p *Problems
+			var p *installation.Problems
 			if !errors.As(err, &p) {
 				t.Fatalf("got %v", err)
 			}
@@ -242,4 +207,25 @@ func TestChartValuesRefuseNumbersWhereTheChartTakesStrings(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// assertLines compares problem lines, all of them in order.
+func assertLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("problems differ\n got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// mustLoad loads an installation from the environment alone.
+func mustLoad(t *testing.T, doc string, env ...string) *installation.Installation {
+	t.Helper()
+	if doc != "" {
+		t.Fatal("mustLoad takes the environment only here")
+	}
+	inst, err := loader.Load(loader.Options{Environ: env})
+	if err != nil {
+		t.Fatalf("unexpected problems:\n%v", err)
+	}
+	return inst
 }

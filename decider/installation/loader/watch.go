@@ -1,4 +1,4 @@
-package installation
+package loader
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
 
 // DefaultReloadInterval is the document poll interval when none is given.
@@ -161,11 +163,11 @@ func (w *watcher) reload(quiet bool) {
 	// document that was not blank, it is a truncation, refused.
 	opts.RefuseBlankDocument = old != nil && old.DocumentPresent && !old.DocumentBlank
 	inst, err := Load(opts)
-	at := now()
+	at := time.Now()
 	if err != nil {
-		var p *Problems
+		var p *installation.Problems
 		if !errors.As(err, &p) {
-			p = &Problems{DocumentPath: w.opts.DocumentPath, Lines: []string{err.Error()}}
+			p = &installation.Problems{DocumentPath: w.opts.DocumentPath, Lines: []string{err.Error()}}
 		}
 		w.obs.ReloadRejected(len(p.Lines))
 		w.logger.Error("installation reload rejected; keeping the last good one",
@@ -193,8 +195,8 @@ func (w *watcher) reload(quiet bool) {
 	w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})
 }
 
-func warnEnvPolicy(logger *slog.Logger, inst *Installation) {
+func warnEnvPolicy(logger *slog.Logger, inst *installation.Installation) {
 	if inst.EnvPolicy != nil {
-		logger.Warn(EnvPolicyWarning, "revision", inst.Revision)
+		logger.Warn(installation.EnvPolicyWarning, "revision", inst.Revision)
 	}
 }

@@ -1,57 +1,20 @@
-package installation
+package main
 
 import (
 	"errors"
 	"io/fs"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-)
 
-// chartDefaults are the chart's default values that matter to the
-// installation (spec 07 §6.1): the user's values file is laid over them as
-// `helm install -f FILE` would.
-const chartDefaults = `
-agent:
-  image: ghcr.io/dynamic-config-rs/dynamic-config-agent
-  tag: v0.3.0
-  digest: ""
-  pullSecret: ""
-  events: {enabled: false, namespaces: [], serviceAccounts: []}
-  defaults:
-    cpuRequest: 10m
-    memoryRequest: 32Mi
-    memoryLimit: 64Mi
-    cpuLimit: ""
-    fileMode: ""
-    watchSeconds: ""
-    mode: ""
-    volumeMedium: ""
-    nativeSidecar: ""
-    runAsUser: ""
-    runAsGroup: ""
-    metricsPort: 9110
-    env: ""
-    source: ""
-    path: ""
-    overridable: ""
-    perStore: ""
-webhook:
-  agentEnvAllow: ""
-  sourceAllow: ""
-  sourceDeny: ""
-  agentImageAllow: ""
-  allowTlsSkipVerify: false
-  allowEvents: false
-  classes: {enabled: false}
-  selfRotate: {enabled: false}
-envPolicy:
-  targets: []
-  rules: []
-`
+	chart "github.com/dynamic-config-admission/dynamic-config/charts/dynamic-config"
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
+	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+)
 
 // chartDefaultsKeys maps agent.defaults.<name> to its document key, in the
 // order the document is written.
@@ -64,7 +27,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 	{"perStore", "storeDefaults"},
 }
 
-// LoadValues loads the installation a chart-values file would produce
+// loadChartValues loads the installation a chart-values file would produce
 // (`check-installation`/`inject`/`explain --values`, spec 07 §1.6): the file
 // is laid over the chart's default values, mapped exactly as the chart maps
 // it (below), and validated like any installation. environ (nil = --no-env)
@@ -123,43 +86,46 @@ var chartDefaultsKeys = []struct{ value, key string }{
 // chart's own and is ignored. A YAML number where the chart takes a string
 // (fileMode, watchSeconds and the four quantities, at the fleet and in a
 // map-form perStore) is refused with the chart's own message first.
-func LoadValues(valuesPath string, environ []string) (*Installation, error) {
-	rep := newReport()
+func loadChartValues(valuesPath string, environ []string) (*installation.Installation, error) {
+	problem := func(line string) error {
+		return &installation.Problems{DocumentPath: valuesPath, Lines: []string{line}}
+	}
 	data, err := os.ReadFile(valuesPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			rep.shape = append(rep.shape, valuesPath+": the chart values file does not exist")
-		} else {
-			rep.shape = append(rep.shape, valuesPath+": the chart values file cannot be read: "+unwrapPathError(err))
+			return nil, problem(valuesPath + ": the chart values file does not exist")
 		}
-		return nil, &Problems{DocumentPath: valuesPath, Lines: rep.lines()}
+		return nil, problem(valuesPath + ": the chart values file cannot be read: " + loader.PathErrorText(err))
 	}
-	var user yaml.Node
-	if !blankDocument(data) {
+	var over *doctree.Node
+	if !docparse.Blank(data) {
+		var user yaml.Node
 		if err := yaml.Unmarshal(data, &user); err != nil {
-			rep.shape = append(rep.shape, valuesPath+": the chart values are not valid YAML: "+strings.TrimPrefix(err.Error(), "yaml: "))
-			return nil, &Problems{DocumentPath: valuesPath, Lines: rep.lines()}
+			return nil, problem(valuesPath + ": the chart values are not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "))
 		}
-		if u := resolve(&user); u != nil && u.Kind != yaml.MappingNode && !isNull(u) {
-			rep.shape = append(rep.shape, valuesPath+": the chart values are a map")
-			return nil, &Problems{DocumentPath: valuesPath, Lines: rep.lines()}
+		over = docparse.FromYAML(&user)
+		if over != nil && over.Kind != doctree.Mapping && !doctree.IsNull(over) {
+			return nil, problem(valuesPath + ": the chart values are a map")
+		}
+		if doctree.IsNull(over) {
+			over = nil
 		}
 	}
-	var defaults yaml.Node
-	if err := yaml.Unmarshal([]byte(chartDefaults), &defaults); err != nil {
-		panic("installation: chart defaults: " + err.Error())
-	}
-	over := resolve(&user)
-	if over == nil || over.Kind == 0 || isNull(over) {
-		over = nil
-	}
-	values := coalesce(resolve(&defaults), over)
-	rep.shape = append(rep.shape, numberProblems(values)...)
+	values := coalesce(chartDefaults(), over)
 	root, chartEnv := mapChartValues(values)
 	// The process environment wins over what the chart would set: the first
 	// occurrence of a name is the one read.
-	e := newEnvironment(append(append([]string{}, environ...), chartEnv...))
-	return build(document{path: valuesPath, present: true, root: root}, e, rep)
+	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
+	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...))
+}
+
+// chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).
+func chartDefaults() *doctree.Node {
+	var defaults yaml.Node
+	if err := yaml.Unmarshal(chart.Values, &defaults); err != nil {
+		panic("chart values.yaml: " + err.Error()) // embedded at build time; chart-lint keeps it YAML
+	}
+	return docparse.FromYAML(&defaults)
 }
 
 // quotedValues are the string-typed installation values the chart refuses
@@ -179,11 +145,10 @@ var quotedValues = []struct{ fleet, knob, example string }{
 // numberProblems are the chart's `<path>: quote it ("<example>"), or YAML
 // reads it as a number` problems: for the fleet values, then for each store
 // of a map-form perStore in sorted order (as Helm ranges over it).
-func numberProblems(values *yaml.Node) []string {
-	isNumber := func(n *yaml.Node) bool {
-		n = resolve(n)
+func numberProblems(values *doctree.Node) []string {
+	isNumber := func(n *doctree.Node) bool {
 		// "0o640" is a YAML 1.2 integer but a YAML 1.1 (Helm) string.
-		return n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") &&
+		return n != nil && n.Kind == doctree.Scalar && (n.Tag == "!!int" || n.Tag == "!!float") &&
 			!strings.HasPrefix(strings.TrimLeft(n.Value, "+-"), "0o")
 	}
 	var out []string
@@ -193,9 +158,9 @@ func numberProblems(values *yaml.Node) []string {
 			out = append(out, "agent.defaults."+q.fleet+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
 		}
 	}
-	for _, sp := range pairs(sortedMap(lookupPath(defaults, "perStore"), 1)) {
+	for _, sp := range doctree.Pairs(sortedMap(lookupPath(defaults, "perStore"), 1)) {
 		for _, q := range quotedValues {
-			if isNumber(lookupPath(resolve(sp.Value), q.knob)) {
+			if isNumber(lookupPath(sp.Value, q.knob)) {
 				out = append(out, "agent.defaults.perStore."+sp.Key+"."+q.knob+": quote it ("+strconv.Quote(q.example)+"), or YAML reads it as a number")
 			}
 		}
@@ -203,137 +168,12 @@ func numberProblems(values *yaml.Node) []string {
 	return out
 }
 
-// coalesce lays over on top of base as Helm does: maps merge key by key, a
-// null in over deletes the key, anything else in over replaces.
-func coalesce(base, over *yaml.Node) *yaml.Node {
-	if over == nil {
-		return base
-	}
-	if base == nil || base.Kind != yaml.MappingNode || over.Kind != yaml.MappingNode {
-		return over
-	}
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	overPairs := pairs(over)
-	find := func(k string) (*yaml.Node, bool) {
-		for _, p := range overPairs {
-			if p.Key == k {
-				return p.Value, true
-			}
-		}
-		return nil, false
-	}
-	seen := map[string]bool{}
-	for _, p := range pairs(base) {
-		seen[p.Key] = true
-		v := p.Value
-		if o, ok := find(p.Key); ok {
-			if isNull(o) {
-				continue
-			}
-			v = coalesce(resolve(p.Value), resolve(o))
-		}
-		out.Content = append(out.Content, keyNode(p.Key), v)
-	}
-	for _, p := range overPairs {
-		if !seen[p.Key] && !isNull(p.Value) {
-			out.Content = append(out.Content, keyNode(p.Key), p.Value)
-		}
-	}
-	return out
-}
-
-func keyNode(k string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k} }
-
-// lookupPath returns the value under the dotted path in a mapping node, nil when absent.
-func lookupPath(n *yaml.Node, path ...string) *yaml.Node {
-	for _, k := range path {
-		var next *yaml.Node
-		for _, p := range pairs(n) {
-			if p.Key == k {
-				next = resolve(p.Value)
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
-}
-
-// sortedMap returns a copy of a mapping node with its keys sorted, down to
-// depth levels: Helm reads values into Go maps and its templates range over
-// them in key order, so a map-form gate's groups (and a perStore map) reach
-// the rendered document sorted, whatever order the values file wrote.
-func sortedMap(n *yaml.Node, depth int) *yaml.Node {
-	n = resolve(n)
-	if depth == 0 || n == nil || n.Kind != yaml.MappingNode {
-		return n
-	}
-	ps := pairs(n)
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Key < ps[j].Key })
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for _, p := range ps {
-		out.Content = append(out.Content, keyNode(p.Key), sortedMap(p.Value, depth-1))
-	}
-	return out
-}
-
-// switchText is a chart boolean as the decider's variable carries it:
-// absent or null is "false"; anything else is its literal text, so a value
-// that is not a boolean is refused by the installation rather than coerced
-// (decision: the chart's schema takes booleans only; a switch never opens by
-// accident).
-func switchText(n *yaml.Node) string {
-	n = resolve(n)
-	switch {
-	case isNull(n):
-		return "false"
-	case n.Kind != yaml.ScalarNode:
-		return "a " + kindWord(n)
-	}
-	return n.Value
-}
-
-// either is the chart's `or` of two booleans.
-func either(a, b string) string {
-	switch {
-	case a == "true" || b == "true":
-		return "true"
-	case a != "false":
-		return a
-	}
-	return b
-}
-
-// nonEmpty is the chart's "non-empty" test for a value it renders.
-func nonEmpty(n *yaml.Node) bool {
-	n = resolve(n)
-	switch {
-	case isNull(n):
-		return false
-	case n.Kind == yaml.ScalarNode:
-		return trim(n.Value) != ""
-	default:
-		return len(n.Content) > 0
-	}
-}
-
-// scalarOf is a scalar's literal text ("" when absent or not a scalar).
-func scalarOf(n *yaml.Node) string {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || isNull(n) {
-		return ""
-	}
-	return n.Value
-}
-
 // mapChartValues renders the document and the decider's variables from
-// coalesced chart values (the mapping documented on LoadValues).
-func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
-	doc := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+// coalesced chart values (the mapping documented on loadChartValues).
+func mapChartValues(values *doctree.Node) (*doctree.Node, []string) {
+	doc := &doctree.Node{Kind: doctree.Mapping, Tag: "!!map"}
 	written := map[string]bool{}
-	put := func(key string, v *yaml.Node) {
+	put := func(key string, v *doctree.Node) {
 		doc.Content = append(doc.Content, keyNode(key), v)
 		written[key] = true
 	}
@@ -344,7 +184,7 @@ func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
 		if !nonEmpty(v) {
 			continue
 		}
-		if b, ok := builtIns[m.value]; ok && v.Kind == yaml.ScalarNode && trim(v.Value) == b {
+		if b, ok := builtIns[m.value]; ok && v.Kind == doctree.Scalar && installation.Trim(v.Value) == b {
 			continue
 		}
 		if m.key == "storeDefaults" {
@@ -352,13 +192,13 @@ func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
 		}
 		put(m.key, v)
 	}
-	for _, p := range pairs(defaults) {
+	for _, p := range doctree.Pairs(defaults) {
 		known := false
 		for _, m := range chartDefaultsKeys {
 			known = known || m.value == p.Key
 		}
 		if !known && !written[p.Key] && nonEmpty(p.Value) {
-			put(p.Key, resolve(p.Value))
+			put(p.Key, p.Value)
 		}
 	}
 	for _, g := range []string{"agentEnvAllow", "sourceAllow", "sourceDeny"} {
@@ -367,7 +207,7 @@ func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
 		}
 	}
 	if rules := lookupPath(values, "envPolicy", "rules"); nonEmpty(rules) {
-		policy := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		policy := &doctree.Node{Kind: doctree.Mapping, Tag: "!!map"}
 		if targets := lookupPath(values, "envPolicy", "targets"); nonEmpty(targets) {
 			policy.Content = append(policy.Content, keyNode("targets"), targets)
 		}
@@ -378,19 +218,19 @@ func mapChartValues(values *yaml.Node) (*yaml.Node, []string) {
 	var env []string
 	image, tag, digest := scalarOf(lookupPath(values, "agent", "image")), scalarOf(lookupPath(values, "agent", "tag")), scalarOf(lookupPath(values, "agent", "digest"))
 	if digest != "" {
-		env = append(env, varImage+"="+image+"@"+digest)
+		env = append(env, installation.VarAgentImage+"="+image+"@"+digest)
 	} else {
-		env = append(env, varImage+"="+image+":"+tag)
+		env = append(env, installation.VarAgentImage+"="+image+":"+tag)
 	}
 	if ps := scalarOf(lookupPath(values, "agent", "pullSecret")); ps != "" {
-		env = append(env, varPullSecret+"="+ps)
+		env = append(env, installation.VarPullSecret+"="+ps)
 	}
-	env = append(env, varImageAllow+"="+scalarOf(lookupPath(values, "webhook", "agentImageAllow")))
-	env = append(env, varTLSSkip+"="+switchText(lookupPath(values, "webhook", "allowTlsSkipVerify")))
+	env = append(env, installation.VarImageAllow+"="+scalarOf(lookupPath(values, "webhook", "agentImageAllow")))
+	env = append(env, installation.VarAllowTLSSkipVerify+"="+switchText(lookupPath(values, "webhook", "allowTlsSkipVerify")))
 	events := either(switchText(lookupPath(values, "webhook", "allowEvents")), switchText(lookupPath(values, "agent", "events", "enabled")))
-	env = append(env, varAllowEvents+"="+events)
+	env = append(env, installation.VarAllowEvents+"="+events)
 	if c := scalarOf(lookupPath(values, "webhook", "classes", "enabled")); c != "false" && c != "" {
-		env = append(env, varClasses+"="+c)
+		env = append(env, installation.VarClasses+"="+c)
 	}
 	if sr := scalarOf(lookupPath(values, "webhook", "selfRotate", "enabled")); sr != "false" && sr != "" {
 		env = append(env, "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE="+sr)

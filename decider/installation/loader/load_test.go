@@ -1,10 +1,12 @@
-package installation
+package loader
 
 import (
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
 )
 
 func TestDocumentFormats(t *testing.T) {
@@ -53,7 +55,7 @@ func TestDocumentFormats(t *testing.T) {
 }
 
 func TestDocumentShapeProblems(t *testing.T) {
-	keys := strings.Join(documentKeys, ", ")
+	keys := strings.Join(installation.DocumentKeys(), ", ")
 	tests := []struct {
 		name    string
 		file    string
@@ -84,7 +86,7 @@ func TestDocumentShapeProblems(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeDoc(t, tt.file, tt.content)
 			_, err := Load(Options{DocumentPath: p, DocumentExplicit: true})
-			var probs *Problems
+			var probs *installation.Problems
 			if !errors.As(err, &probs) {
 				t.Fatalf("got %v", err)
 			}
@@ -102,31 +104,31 @@ func TestEmptyAndMissingDocuments(t *testing.T) {
 		t.Run("a blank file is the empty installation whatever its name", func(t *testing.T) {
 			for _, name := range []string{"i.yaml", "i.json", "null-device"} {
 				inst, err := Load(Options{DocumentPath: writeDoc(t, name, content), DocumentExplicit: true})
-				if err != nil || inst.Revision != EmptyRevision || !inst.DocumentPresent {
+				if err != nil || inst.Revision != installation.EmptyRevision || !inst.DocumentPresent {
 					t.Errorf("%s %q: %v %+v", name, content, err, inst)
 				}
 			}
 		})
 	}
 	t.Run("an empty map is the empty installation", func(t *testing.T) {
-		if inst := mustLoad(t, "{}\n"); inst.Revision != EmptyRevision {
+		if inst := mustLoad(t, "{}\n"); inst.Revision != installation.EmptyRevision {
 			t.Errorf("revision %s", inst.Revision)
 		}
 	})
 	t.Run("the empty installation's canonical form is {}", func(t *testing.T) {
 		inst, err := Load(Options{})
-		if err != nil || string(inst.Canonical) != "{}" || inst.Revision != EmptyRevision || Revision([]byte("{}")) != EmptyRevision {
+		if err != nil || string(inst.Canonical) != "{}" || inst.Revision != installation.EmptyRevision || installation.Revision([]byte("{}")) != installation.EmptyRevision {
 			t.Errorf("%v %s %s", err, inst.Canonical, inst.Revision)
 		}
 	})
 	t.Run("null values are unset", func(t *testing.T) {
-		if inst := mustLoad(t, "fileMode: null\nstoreDefaults: ~\nsourceDeny:\nenvPolicy: null\n"); inst.Revision != EmptyRevision {
+		if inst := mustLoad(t, "fileMode: null\nstoreDefaults: ~\nsourceDeny:\nenvPolicy: null\n"); inst.Revision != installation.EmptyRevision {
 			t.Errorf("canonical %s", inst.Canonical)
 		}
 	})
 	t.Run("a missing default path is the empty document", func(t *testing.T) {
 		inst, err := Load(Options{DocumentPath: filepath.Join(t.TempDir(), "installation.yaml")})
-		if err != nil || inst.DocumentPresent || inst.Revision != EmptyRevision {
+		if err != nil || inst.DocumentPresent || inst.Revision != installation.EmptyRevision {
 			t.Errorf("%v %+v", err, inst)
 		}
 	})

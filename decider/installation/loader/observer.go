@@ -1,4 +1,6 @@
-package installation
+package loader
+
+import "github.com/dynamic-config-admission/dynamic-config/decider/installation"
 
 // ReloadObserver is told about every installation put in force and every
 // reload attempt (spec 02 §11). The decider metrics (spec 07 §5) implement it:
@@ -24,7 +26,7 @@ type ReloadObserver interface {
 	// ReloadUnchanged reports a document change that left the revision as it was.
 	ReloadUnchanged()
 	// InForce reports the installation now in force.
-	InForce(inst *Installation)
+	InForce(inst *installation.Installation)
 }
 
 // NopObserver is a ReloadObserver that records nothing.
@@ -40,4 +42,4 @@ func (NopObserver) ReloadRejected(int) {}
 func (NopObserver) ReloadUnchanged() {}
 
 // InForce implements ReloadObserver.
-func (NopObserver) InForce(*Installation) {}
+func (NopObserver) InForce(*installation.Installation) {}

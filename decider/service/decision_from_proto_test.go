@@ -6,8 +6,9 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 )
 
-// DecisionFromProto converts a protobuf Decision back into the plain type
-// (the inverse of DecisionToProto; used by in-process callers and tests).
+// DecisionFromProto converts a protobuf Decision back into the plain type:
+// the inverse of DecisionToProto, which the round-trip test holds it to
+// (test code: no production caller needs the way back).
 func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 	out := &decision.Decision{
 		DecisionID:           d.GetDecisionId(),

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliRun runs the whole command line as main does.
+func cliRun(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+const cliPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  annotations:
+    dynamic-config.rs/inject: "true"
+    dynamic-config.rs/source: "consul"
+    dynamic-config.rs/endpoint: "http://consul:8500"
+    dynamic-config.rs/key: "myapp/config.json"
+    dynamic-config.rs/path: "/config/rendered.toml"
+spec:
+  containers:
+  - name: app
+    image: registry.example/app:1
+`
+
+// The kubectl/helm/istioctl conventions (issue 15): every spelling of the
+// offline doors' flags reaches the same command, the old spellings included.
+func TestCommandLineConventions(t *testing.T) {
+	withFoundationEnv(t, nil)
+	dir := t.TempDir()
+	empty := explainWriteFile(t, dir, "empty.yaml", "")
+	manifests := filepath.Join(dir, "manifests")
+	if err := os.Mkdir(manifests, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pod := explainWriteFile(t, manifests, "a-pod.yaml", cliPod)
+	explainWriteFile(t, manifests, "b-pod.json", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[{"name":"app","image":"x"}]}}`)
+	explainWriteFile(t, manifests, "notes.txt", "not a manifest")
+
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+		// want is in stdout; wantErr in stderr; code is the exit code.
+		want, wantErr string
+		code          int
+	}{
+		{"-f and -o as shorthands", "", []string{"inject", "-f", pod, "--installation", empty, "--no-env", "-o", "patch"},
+			`"op":"add"`, pod + ": injected", exitOK},
+		{"--filename and --output as long flags", "", []string{"inject", "--filename", pod, "--installation", empty, "--no-env", "--output", "patch"},
+			`"op":"add"`, pod + ": injected", exitOK},
+		{"--output=json with an equals sign", "", []string{"inject", "--filename=" + pod, "--installation=" + empty, "--no-env", "--output=json"},
+			`"kind": "Pod"`, "", exitOK},
+		{"-ojson glued to its shorthand", "", []string{"inject", "-f", pod, "--installation", empty, "--no-env", "-ojson"},
+			`"kind": "Pod"`, "", exitOK},
+		{"the standard library's single-dash long flags keep working", "", []string{"inject", "-f", pod, "-installation", empty, "-no-env", "-o", "patch"},
+			`"op":"add"`, "", exitOK},
+		{"-f - reads stdin", cliPod, []string{"inject", "-f", "-", "--installation", empty, "--no-env", "-o", "patch"},
+			`"op":"add"`, "-: injected", exitOK},
+		{"-f DIR reads its .yaml, .yml and .json files in name order", "", []string{"inject", "-f", manifests, "--installation", empty, "--no-env", "-o", "patch"},
+			`"op":"add"`, pod + ": injected (1 agent container(s))\n" + filepath.Join(manifests, "b-pod.json") + ": nothing to inject", exitOK},
+		{"-n and --namespace name the namespace", "", []string{"explain", "-f", pod, "--installation", empty, "--no-env", "-n", "team-a"},
+			"team-a", "", exitOK},
+		{"--namespace as a long flag", "", []string{"explain", "-f", pod, "--installation", empty, "--no-env", "--namespace", "team-b"},
+			"team-b", "", exitOK},
+		{"a wrong flag is one short error and a pointer to --help", "", []string{"inject", "--bogus"},
+			"", "inject: unknown flag: --bogus\nSee 'dynamic-config inject --help'.\n", exitUsage},
+		{"a wrong shorthand is one short error too", "", []string{"explain", "-z"},
+			"", "explain: unknown shorthand flag: 'z' in -z\nSee 'dynamic-config explain --help'.\n", exitUsage},
+		{"a missing value names the flag", "", []string{"inject", "--filename"},
+			"", "inject: flag needs an argument: --filename\nSee 'dynamic-config inject --help'.\n", exitUsage},
+		{"an unknown subcommand is a short error", "", []string{"injekt"},
+			"", "dynamic-config: unknown command \"injekt\"\nSee 'dynamic-config --help'.\n", exitUsage},
+		{"--version prints the version", "", []string{"--version"},
+			"dynamic-config " + binaryVersion() + "\n", "", exitOK},
+		{"--help lists the subcommands on stdout", "", []string{"--help"},
+			"completion", "", exitOK},
+		{"a subcommand's --help shows the shorthands next to the long flags", "", []string{"inject", "--help"},
+			"", "-f, --filename FILE", exitOK},
+		{"help inject is inject's --help", "", []string{"help", "inject"},
+			"", "-o, --output string", exitOK},
+		{"no subcommand prints the usage and exits 2", "", nil,
+			"", "usage: dynamic-config <subcommand>", exitUsage},
+		{"completion bash prints a bash script", "", []string{"completion", "bash"},
+			"complete -o default -F __start_dynamic-config dynamic-config", "", exitOK},
+		{"completion zsh prints a zsh script", "", []string{"completion", "zsh"},
+			"#compdef dynamic-config", "", exitOK},
+		{"completion fish prints a fish script", "", []string{"completion", "fish"},
+			"complete -c dynamic-config", "", exitOK},
+		{"completion completes a subcommand's long flags", "", []string{"__complete", "inject", "--file"},
+			"--filename", "", exitOK},
+		{"completion completes the subcommands", "", []string{"__complete", "exp"},
+			"explain", "", exitOK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := cliRun(t, c.stdin, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, c.want) {
+				t.Errorf("stdout:\n%s\nwant it to contain %q", stdout, c.want)
+			}
+			if !strings.Contains(stderr, c.wantErr) {
+				t.Errorf("stderr:\n%s\nwant it to contain %q", stderr, c.wantErr)
+			}
+		})
+	}
+}
+
+// Every long flag and environment variable of the long-running subcommands
+// keeps working through pflag: the flag tables (flags_test.go) list them; here
+// each one is set by flag and by variable through the adapter.
+func TestEveryDeclaredFlagParsesThroughPflag(t *testing.T) {
+	for _, name := range subcommandNames() {
+		sc := subcommands[name]
+		pfs := describeFlags(name, sc)
+		if pfs == nil {
+			t.Errorf("%s declares no flags (it must at least have --log-level)", name)
+			continue
+		}
+		if pfs.Lookup("log-level") == nil {
+			t.Errorf("%s has no --log-level", name)
+		}
+	}
+	fs := newFlagSet("decider", &bytes.Buffer{})
+	var f deciderFlags
+	f.register(fs)
+	withFoundationEnv(t, map[string]string{"DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL": "3s"})
+	if err := fs.parse([]string{"--addr", "127.0.0.1:7", "-plaintext", "--reflection=false", "--max-recv-bytes=10"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.addr != "127.0.0.1:7" || !f.plaintext || f.reflection || f.maxRecvBytes != 10 || f.reloadInterval.String() != "3s" {
+		t.Errorf("parsed %+v", f)
+	}
+	if !fs.isSet("addr") || !fs.isSet("plaintext") || !fs.isSet("reload-interval") || fs.isSet("tls-cert") {
+		t.Error("isSet does not see what pflag set and what the environment set")
+	}
+}

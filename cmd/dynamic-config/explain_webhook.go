@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
+)
+
+// Whether the API server would call the webhook at all, as istioctl x
+// check-inject says it (issue 15): the chart's webhooks only see objects in
+// namespaces their namespaceSelector admits, and the mutating webhook only
+// pods its matchCondition admits (a dynamic-config.rs/ annotation key, the
+// front door's own A3 rule). A pod kept out never reaches the decider,
+// whatever explain's decision says.
+
+// asksConditionName is the chart's matchCondition on /mutate.
+const asksConditionName = "asks-for-dynamic-config"
+
+// defaultReleaseNamespace is the namespace the chart README installs into.
+const defaultReleaseNamespace = "dynamic-config"
+
+// webhookScope is what the chart's webhook configurations select, from the
+// chart values (--values) or the chart's defaults.
+type webhookScope struct {
+	releaseNamespace  string
+	excludeNamespaces []string // the chart's: kube-system, kube-node-lease, the release namespace, webhook.excludeNamespaces
+	namespaceGating   bool
+	objectSelector    *metav1.LabelSelector
+	extraConditions   []string // the names of webhook.matchConditions (CEL explain does not evaluate)
+}
+
+// chartWebhookValues is the part of the chart values the scope reads.
+type chartWebhookValues struct {
+	Webhook struct {
+		ExcludeNamespaces []string              `json:"excludeNamespaces"`
+		NamespaceGating   bool                  `json:"namespaceGating"`
+		ObjectSelector    *metav1.LabelSelector `json:"objectSelector"`
+		MatchConditions   []struct {
+			Name string `json:"name"`
+		} `json:"matchConditions"`
+	} `json:"webhook"`
+}
+
+// loadWebhookScope builds the scope from the chart values file ("" = the
+// chart's defaults) and the release namespace.
+func loadWebhookScope(valuesPath, releaseNamespace string) (*webhookScope, error) {
+	s := &webhookScope{releaseNamespace: releaseNamespace}
+	var v chartWebhookValues
+	if valuesPath != "" {
+		data, err := os.ReadFile(valuesPath)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", valuesPath, err)
+		}
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("%s: webhook: %w", valuesPath, err)
+		}
+	}
+	for _, ns := range append([]string{"kube-system", "kube-node-lease", releaseNamespace}, v.Webhook.ExcludeNamespaces...) {
+		if !slices.Contains(s.excludeNamespaces, ns) {
+			s.excludeNamespaces = append(s.excludeNamespaces, ns)
+		}
+	}
+	s.namespaceGating = v.Webhook.NamespaceGating
+	if sel := v.Webhook.ObjectSelector; sel != nil && (len(sel.MatchLabels) > 0 || len(sel.MatchExpressions) > 0) {
+		s.objectSelector = sel
+	}
+	for _, c := range v.Webhook.MatchConditions {
+		s.extraConditions = append(s.extraConditions, c.Name)
+	}
+	return s, nil
+}
+
+// webhookReach is whether the object reaches its webhook.
+type webhookReach struct {
+	Path string `json:"path"` // /mutate for a Pod, /validate for a workload
+	// Reached is false when the API server would never call the webhook.
+	Reached bool `json:"reached"`
+	// Blocked says why not, one sentence per cause.
+	Blocked []string `json:"blocked,omitempty"`
+	// Provided are the conditions explain cannot check offline.
+	Provided []string `json:"provided,omitempty"`
+}
+
+// reach decides whether a Pod (pod=true: /mutate) or a workload (/validate)
+// in namespace, with the object's labels and raw JSON, reaches the webhook.
+func (s *webhookScope) reach(pod bool, namespace string, objLabels map[string]string, raw []byte) webhookReach {
+	r := webhookReach{Path: "/mutate", Reached: true}
+	if !pod {
+		r.Path = "/validate"
+	}
+	if slices.Contains(s.excludeNamespaces, namespace) {
+		r.Blocked = append(r.Blocked, fmt.Sprintf("namespace %q is excluded by the chart's namespaceSelector (%s)",
+			namespace, strings.Join(s.excludeNamespaces, ", ")))
+	}
+	if pod {
+		if !facts.HasPrefixedAnnotation(raw) {
+			r.Blocked = append(r.Blocked, "the pod has no "+facts.Prefix+" annotation key (the webhook's matchCondition "+asksConditionName+")")
+		}
+		if s.objectSelector != nil {
+			sel, err := metav1.LabelSelectorAsSelector(s.objectSelector)
+			switch {
+			case err != nil:
+				r.Blocked = append(r.Blocked, "webhook.objectSelector is invalid: "+err.Error())
+			case !sel.Matches(labels.Set(objLabels)):
+				r.Blocked = append(r.Blocked, "the pod's labels do not match webhook.objectSelector ("+sel.String()+")")
+			}
+		}
+		for _, name := range s.extraConditions {
+			r.Provided = append(r.Provided, "the installer's matchCondition "+strconv.Quote(name)+" is true (not evaluated offline)")
+		}
+		if s.namespaceGating {
+			r.Provided = append(r.Provided, fmt.Sprintf("namespace %q is labelled dynamic-config.rs/injection=enabled (webhook.namespaceGating)", namespace))
+		}
+	}
+	r.Reached = len(r.Blocked) == 0
+	return r
+}
+
+// text is the reach line of explain's text output.
+func (r webhookReach) text() string {
+	if !r.Reached {
+		return "webhook " + r.Path + ": never called: " + strings.Join(r.Blocked, "; ") +
+			" (the decision below is what it would answer)"
+	}
+	if len(r.Provided) > 0 {
+		return "webhook " + r.Path + ": called, provided " + strings.Join(r.Provided, " and ")
+	}
+	return "webhook " + r.Path + ": called"
+}
