@@ -232,7 +232,7 @@ current-context: none
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     prometheus.NewRegistry(),
-		installation: installation.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		classes:      classesSetup{watch: true, kubeconfig: kubeconfig},
 		server:       server.Config{},
