@@ -13,6 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
@@ -241,21 +243,23 @@ current-context: none
 		t.Fatal(err)
 	}
 	defer d.shutdown(time.Second)
-	c, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true})
+	// a plain connection: the front door's client would not call a
+	// NOT_SERVING decider at all
+	conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer conn.Close()
 	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
 	defer callCancel()
-	resp, err := healthpb.NewHealthClient(c.Conn()).Check(callCtx, &healthpb.HealthCheckRequest{})
+	resp, err := healthpb.NewHealthClient(conn).Check(callCtx, &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Errorf("health %v, %v; want NOT_SERVING before the sync", resp.GetStatus(), err)
 	}
 	if d.server.Ready() {
 		t.Error("/readyz would answer ready before the sync")
 	}
-	_, err = c.Decide(callCtx, &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
+	_, err = deciderv1.NewDeciderServiceClient(conn).Decide(callCtx, &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
 		Pod: &deciderv1.PodFacts{Namespace: "billing", Name: "app", Operation: deciderv1.Operation_OPERATION_CREATE}})
 	if err == nil || !strings.Contains(err.Error(), "the classes have not synced from the API server yet") {
 		t.Errorf("Decide before the sync: %v", err)
