@@ -92,27 +92,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !allPositive(stderr, "decider",
-		durationFlag("reload-interval", f.reloadInterval),
-		durationFlag("shutdown-grace", f.shutdownGrace)) {
-		return exitUsage
-	}
-	if f.pprof && f.metricsAddr == "" {
-		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
-		return exitUsage
-	}
-	if fs.isSet("max-recv-bytes") {
-		fmt.Fprintln(stderr, "decider: --max-recv-bytes is replaced by --max-request-bytes: set it to the front door's "+
-			"--max-request-bytes; the gRPC message limits of both ends are twice it")
-		return exitUsage
-	}
-	if err := msgbudget.Check(f.maxRequest); err != nil {
-		fmt.Fprintln(stderr, "decider: "+err.Error())
-		return exitUsage
-	}
-
-	if err := checkCallerFlags(f); err != nil {
-		fmt.Fprintln(stderr, "decider: "+err.Error())
+	if !f.valid(fs, stderr) {
 		return exitUsage
 	}
 
@@ -169,23 +149,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
-	select {
-	case <-ctx.Done():
-	case <-d.done:
-		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
-		return exitRefused
-	case err := <-metricsErr:
-		logger.Error("metrics listener stopped", "error", err.Error())
-		d.shutdown(f.shutdownGrace)
-		return exitRefused
-	}
-	logger.Info("shutting down", "grace", f.shutdownGrace.String())
-	d.shutdown(f.shutdownGrace)
-	stopOps()
-	if metricsErr != nil {
-		<-metricsErr //nolint:errcheck // waiting for the metrics listener to end; it logged its own failure
-	}
-	return exitOK
+	return waitDecider(ctx, logger, d, f.shutdownGrace, stopOps, metricsErr)
 }
 
 // deciderTLS builds the server TLS configuration from the flags (nil =
@@ -372,4 +336,53 @@ func checkCallerFlags(f deciderFlags) error {
 		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
 	}
 	return nil
+}
+
+// valid checks the decider's flags, printing the first problem.
+func (d *deciderFlags) valid(fs *flagSet, stderr io.Writer) bool {
+	if !allPositive(stderr, "decider",
+		durationFlag("reload-interval", d.reloadInterval),
+		durationFlag("shutdown-grace", d.shutdownGrace)) {
+		return false
+	}
+	if d.pprof && d.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("decider").Error())
+		return false
+	}
+	if fs.isSet("max-recv-bytes") {
+		fmt.Fprintln(stderr, "decider: --max-recv-bytes is replaced by --max-request-bytes: set it to the front door's "+
+			"--max-request-bytes; the gRPC message limits of both ends are twice it")
+		return false
+	}
+	if err := msgbudget.Check(d.maxRequest); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return false
+	}
+	if err := checkCallerFlags(*d); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// waitDecider serves until ctx ends (a graceful shutdown, exit 0) or the
+// decider or its metrics listener stops on its own (exit 1).
+func waitDecider(ctx context.Context, logger *slog.Logger, d *runningDecider, grace time.Duration, stopOps func(), metricsErr <-chan error) int {
+	select {
+	case <-ctx.Done():
+	case <-d.done:
+		logger.Error("decider stopped", "error", fmt.Sprint(d.err))
+		return exitRefused
+	case err := <-metricsErr:
+		logger.Error("metrics listener stopped", "error", err.Error())
+		d.shutdown(grace)
+		return exitRefused
+	}
+	logger.Info("shutting down", "grace", grace.String())
+	d.shutdown(grace)
+	stopOps()
+	if metricsErr != nil {
+		<-metricsErr //nolint:errcheck // waiting for the metrics listener to end; it logged its own failure
+	}
+	return exitOK
 }

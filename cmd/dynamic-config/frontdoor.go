@@ -93,34 +93,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if refuseInstallationVariables(stderr) {
-		return exitUsage
-	}
-	if f.deciderTarget == "" {
-		fmt.Fprintln(stderr, "frontdoor: --decider-target is required")
-		return exitUsage
-	}
-	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
-		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
-		return exitUsage
-	}
-	if f.pprof && f.metricsAddr == "" {
-		fmt.Fprintln(stderr, errPprofWithoutMetrics("frontdoor").Error())
-		return exitUsage
-	}
-	if problem := callers.CheckClusterName(f.clusterName); problem != "" {
-		fmt.Fprintln(stderr, "frontdoor: --cluster-name is "+problem)
-		return exitUsage
-	}
-	if !allPositive(stderr, "frontdoor",
-		durationFlag("decider-timeout", f.deciderTimeout),
-		durationFlag("cert-reload-interval", f.certReloadInterval),
-		durationFlag("shutdown-grace", f.shutdownGrace)) {
-		return exitUsage
-	}
-
-	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
-		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+	if refuseInstallationVariables(stderr) || !f.valid(stderr) {
 		return exitUsage
 	}
 
@@ -132,46 +105,12 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "frontdoor: metrics: "+err.Error())
 		return exitUsage
 	}
-
-	pair := certs.New(f.tlsCert, f.tlsKey, logger, m)
-	if err := pair.Load(); err != nil {
-		if !f.plaintext {
-			if errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(stderr, "frontdoor: no certificate at %s and %s, and plaintext is off\n", f.tlsCert, f.tlsKey)
-			} else {
-				fmt.Fprintf(stderr, "frontdoor: the serving pair at %s and %s does not load: %v\n", f.tlsCert, f.tlsKey, err)
-			}
-			return exitUsage
-		}
-		logger.Warn("no serving certificate; serving plain HTTP (--plaintext)")
-		pair = nil
+	pair, clientCAs, err := f.serving(logger, m)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
 	}
-	var clientCAs *x509.CertPool
-	if f.clientCA != "" {
-		if pair == nil {
-			fmt.Fprintln(stderr, "frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP")
-			return exitUsage
-		}
-		pool, err := loadClientCA(f.clientCA)
-		if err != nil {
-			fmt.Fprintln(stderr, "frontdoor: "+err.Error())
-			return exitUsage
-		}
-		clientCAs = pool
-	}
-
-	dc, err := client.New(client.Config{
-		Target:         f.deciderTarget,
-		Plaintext:      f.deciderPlaintext,
-		CAFile:         f.deciderCA,
-		ClientCertFile: f.deciderClientCert,
-		ClientKeyFile:  f.deciderClientKey,
-		ServerName:     f.deciderServerName,
-		TokenFile:      f.deciderTokenFile,
-		// One budget with the decider, which derives it from its own
-		// --max-request-bytes (set both alike; the chart does).
-		MaxMessageBytes: msgbudget.Bytes(f.maxRequestBytes),
-	})
+	dc, err := client.New(f.clientConfig())
 	if err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return exitUsage
@@ -199,23 +138,105 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		ShutdownGrace: f.shutdownGrace,
 		Pprof:         f.pprof,
 	})
-	lis, err := net.Listen("tcp", f.addr)
+	lis, opsLis, err := f.listen(logger)
 	if err != nil {
-		fmt.Fprintf(stderr, "frontdoor: %v\n", err)
+		fmt.Fprintln(stderr, err.Error())
 		return exitUsage
-	}
-	var opsLis net.Listener
-	if f.metricsAddr != "" {
-		if opsLis, err = net.Listen("tcp", f.metricsAddr); err != nil {
-			lis.Close()
-			fmt.Fprintf(stderr, "frontdoor: metrics listener: %v\n", err)
-			return exitUsage
-		}
-		logger.Info("metrics listening", "addr", opsLis.Addr().String(), "pprof", f.pprof)
 	}
 	logger.Info("frontdoor listening", "addr", lis.Addr().String(), "tls", pair != nil, "client_ca", clientCAs != nil,
 		"decider_target", f.deciderTarget, "cluster", f.clusterName, "on_decider_error", f.onDeciderError)
 	return runFrontdoorServer(ctx, srv, lis, opsLis, logger)
+}
+
+// valid checks the front door's flags, printing the first problem.
+func (d *frontdoorFlags) valid(stderr io.Writer) bool {
+	if d.deciderTarget == "" {
+		fmt.Fprintln(stderr, "frontdoor: --decider-target is required")
+		return false
+	}
+	if err := checkFailureFlags(d.onDeciderError, d.onDeciderErrorValidate); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return false
+	}
+	if d.pprof && d.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("frontdoor").Error())
+		return false
+	}
+	if problem := callers.CheckClusterName(d.clusterName); problem != "" {
+		fmt.Fprintln(stderr, "frontdoor: --cluster-name is "+problem)
+		return false
+	}
+	if !allPositive(stderr, "frontdoor",
+		durationFlag("decider-timeout", d.deciderTimeout),
+		durationFlag("cert-reload-interval", d.certReloadInterval),
+		durationFlag("shutdown-grace", d.shutdownGrace)) {
+		return false
+	}
+	if err := msgbudget.Check(d.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// serving loads the serving pair (nil: plain HTTP, only with --plaintext)
+// and the client CA that guards /mutate and /validate (nil: none).
+func (d *frontdoorFlags) serving(logger *slog.Logger, m *fmetrics.Frontdoor) (*certs.Pair, *x509.CertPool, error) {
+	pair := certs.New(d.tlsCert, d.tlsKey, logger, m)
+	if err := pair.Load(); err != nil {
+		if !d.plaintext {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, fmt.Errorf("frontdoor: no certificate at %s and %s, and plaintext is off", d.tlsCert, d.tlsKey)
+			}
+			return nil, nil, fmt.Errorf("frontdoor: the serving pair at %s and %s does not load: %v", d.tlsCert, d.tlsKey, err)
+		}
+		logger.Warn("no serving certificate; serving plain HTTP (--plaintext)")
+		pair = nil
+	}
+	if d.clientCA == "" {
+		return pair, nil, nil
+	}
+	if pair == nil {
+		return nil, nil, errors.New("frontdoor: --client-ca needs the serving pair (TLS); it cannot be used over plain HTTP")
+	}
+	pool, err := loadClientCA(d.clientCA)
+	if err != nil {
+		return nil, nil, errors.New("frontdoor: " + err.Error())
+	}
+	return pair, pool, nil
+}
+
+// clientConfig is the decider client's configuration.
+func (d *frontdoorFlags) clientConfig() client.Config {
+	return client.Config{
+		Target:         d.deciderTarget,
+		Plaintext:      d.deciderPlaintext,
+		CAFile:         d.deciderCA,
+		ClientCertFile: d.deciderClientCert,
+		ClientKeyFile:  d.deciderClientKey,
+		ServerName:     d.deciderServerName,
+		TokenFile:      d.deciderTokenFile,
+		// One budget with the decider, which derives it from its own
+		// --max-request-bytes (set both alike; the chart does).
+		MaxMessageBytes: msgbudget.Bytes(d.maxRequestBytes),
+	}
+}
+
+// listen binds the front door's listener and, with --metrics-addr, the
+// metrics listener.
+func (d *frontdoorFlags) listen(logger *slog.Logger) (lis, opsLis net.Listener, err error) {
+	if lis, err = net.Listen("tcp", d.addr); err != nil {
+		return nil, nil, fmt.Errorf("frontdoor: %v", err)
+	}
+	if d.metricsAddr == "" {
+		return lis, nil, nil
+	}
+	if opsLis, err = net.Listen("tcp", d.metricsAddr); err != nil {
+		lis.Close()
+		return nil, nil, fmt.Errorf("frontdoor: metrics listener: %v", err)
+	}
+	logger.Info("metrics listening", "addr", opsLis.Addr().String(), "pprof", d.pprof)
+	return lis, opsLis, nil
 }
 
 // runFrontdoorServer serves the admission listener (and the ops listener

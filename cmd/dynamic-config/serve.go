@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -95,25 +96,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	for _, a := range []string{f.addr, f.deciderAddr, f.metricsAddr} {
-		if a != "" && !isLoopbackAddr(a) {
-			fmt.Fprintln(stderr, errNotLoopback.Error())
-			return exitUsage
-		}
-	}
-	if err := checkFailureFlags(f.onDeciderError, f.onDeciderErrorValidate); err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
-		return exitUsage
-	}
-	if f.pprof && f.metricsAddr == "" {
-		fmt.Fprintln(stderr, errPprofWithoutMetrics("serve").Error())
-		return exitUsage
-	}
-	if !allPositive(stderr, "serve", durationFlag("reload-interval", f.reloadInterval)) {
-		return exitUsage
-	}
-	if err := msgbudget.Check(f.maxRequestBytes); err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
+	if !f.valid(stderr) {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
@@ -125,16 +108,12 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := loader.Options{DocumentPath: f.installation, DocumentExplicit: true, Environ: os.Environ()}
-	if f.installation == "" {
-		path, cleanup, err := writeEmbeddedInstallation()
-		if err != nil {
-			fmt.Fprintln(stderr, "serve: "+err.Error())
-			return exitUsage
-		}
-		defer cleanup()
-		opts.DocumentPath = path
+	opts, cleanup, err := f.installationOptions()
+	if err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return exitUsage
 	}
+	defer cleanup()
 	tokenFile, _ := lookupEnvVar("DYNAMIC_CONFIG_DECIDER_TOKEN_FILE")
 
 	reg := prometheus.NewRegistry()
@@ -153,83 +132,158 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	defer d.shutdown(serveShutdownGrace)
 
-	m := fmetrics.NewFrontdoor(reg)
-	var pair *certs.Pair
-	if certFile != "" {
-		pair = certs.New(certFile, keyFile, logger, m)
-		if err := pair.Load(); err != nil {
-			fmt.Fprintf(stderr, "serve: the serving pair at %s and %s does not load: %v\n", certFile, keyFile, err)
-			return exitUsage
+	fd, err := f.startFrontdoor(ctx, d, reg, logger, certFile, keyFile, tokenFile, budget)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	defer fd.client.Close()
+	metricsAddr, metricsErr, err := f.serveMetrics(ctx, d, fd.pair, reg, logger)
+	if err != nil {
+		fd.lis.Close()
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	if err := f.announce(logger, fd, d, metricsAddr); err != nil {
+		fd.lis.Close()
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	return waitServing(ctx, logger, fd, d, metricsErr)
+}
+
+// valid checks serve's flags, printing the first problem.
+func (s *serveFlags) valid(stderr io.Writer) bool {
+	for _, a := range []string{s.addr, s.deciderAddr, s.metricsAddr} {
+		if a != "" && !isLoopbackAddr(a) {
+			fmt.Fprintln(stderr, errNotLoopback.Error())
+			return false
 		}
-		go pair.Run(ctx, 10*time.Second)
+	}
+	if err := checkFailureFlags(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return false
+	}
+	if s.pprof && s.metricsAddr == "" {
+		fmt.Fprintln(stderr, errPprofWithoutMetrics("serve").Error())
+		return false
+	}
+	if !allPositive(stderr, "serve", durationFlag("reload-interval", s.reloadInterval)) {
+		return false
+	}
+	if err := msgbudget.Check(s.maxRequestBytes); err != nil {
+		fmt.Fprintln(stderr, "serve: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// installationOptions is where serve's installation comes from: the named
+// document, else the embedded one written to a temporary file (cleanup
+// removes it).
+func (s *serveFlags) installationOptions() (loader.Options, func(), error) {
+	opts := loader.Options{DocumentPath: s.installation, DocumentExplicit: true, Environ: os.Environ()}
+	if s.installation != "" {
+		return opts, func() {}, nil
+	}
+	path, cleanup, err := writeEmbeddedInstallation()
+	if err != nil {
+		return opts, nil, err
+	}
+	opts.DocumentPath = path
+	return opts, cleanup, nil
+}
+
+// servingFrontdoor is serve's front door: its HTTP server, listener, serving
+// pair (nil: plain HTTP) and decider client.
+type servingFrontdoor struct {
+	srv    *httpserver.Server
+	lis    net.Listener
+	pair   *certs.Pair
+	client *client.Client
+}
+
+// startFrontdoor builds the front door in front of d and binds its listener.
+func (s *serveFlags) startFrontdoor(ctx context.Context, d *runningDecider, reg *prometheus.Registry, logger *slog.Logger,
+	certFile, keyFile, tokenFile string, budget int) (*servingFrontdoor, error) {
+	m := fmetrics.NewFrontdoor(reg)
+	fd := &servingFrontdoor{}
+	if certFile != "" {
+		fd.pair = certs.New(certFile, keyFile, logger, m)
+		if err := fd.pair.Load(); err != nil {
+			return nil, fmt.Errorf("serve: the serving pair at %s and %s does not load: %v", certFile, keyFile, err)
+		}
+		go fd.pair.Run(ctx, 10*time.Second)
 	}
 	var clientCAs *x509.CertPool
-	if f.clientCA != "" {
-		if pair == nil {
-			fmt.Fprintln(stderr, "serve: --client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
-			return exitUsage
+	if s.clientCA != "" {
+		if fd.pair == nil {
+			return nil, errors.New("serve: --client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
 		}
-		if clientCAs, err = loadClientCA(f.clientCA); err != nil {
-			fmt.Fprintln(stderr, "serve: "+err.Error())
-			return exitUsage
+		var err error
+		if clientCAs, err = loadClientCA(s.clientCA); err != nil {
+			return nil, errors.New("serve: " + err.Error())
 		}
 	}
 	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget})
 	if err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
-		return exitUsage
+		return nil, errors.New("serve: " + err.Error())
 	}
-	defer dc.Close()
-	srv := httpserver.New(httpserver.Config{
+	fd.client = dc
+	fd.srv = httpserver.New(httpserver.Config{
 		Admission: handler.New(handler.Config{
 			Decider:                dc,
-			OnDeciderError:         f.onDeciderError,
-			OnDeciderErrorValidate: f.onDeciderErrorValidate,
-			MaxRequestBytes:        f.maxRequestBytes,
+			OnDeciderError:         s.onDeciderError,
+			OnDeciderErrorValidate: s.onDeciderErrorValidate,
+			MaxRequestBytes:        s.maxRequestBytes,
 			Logger:                 logger,
 			Metrics:                m,
 		}),
-		Certs:         pair,
+		Certs:         fd.pair,
 		ClientCAs:     clientCAs,
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: serveShutdownGrace,
 	})
-	lis, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "serve: %v\n", err)
-		return exitUsage
+	if fd.lis, err = net.Listen("tcp", s.addr); err != nil {
+		dc.Close()
+		return nil, fmt.Errorf("serve: %v", err)
 	}
-	var metricsErr <-chan error
-	metricsAddr := ""
-	if f.metricsAddr != "" {
-		mlis, err := net.Listen("tcp", f.metricsAddr)
-		if err != nil {
-			lis.Close()
-			fmt.Fprintf(stderr, "serve: metrics listener: %v\n", err)
-			return exitUsage
-		}
-		// The bound address: with port 0 only it says where to scrape.
-		metricsAddr = mlis.Addr().String()
-		ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
-		metricsErr = serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), f.pprof), logger, serveShutdownGrace)
-		logger.Info("metrics listening", "addr", metricsAddr, "pprof", f.pprof)
-	}
+	return fd, nil
+}
 
+// serveMetrics serves metrics (and pprof) on --metrics-addr when given,
+// returning the bound address ("" when none) and the server's end.
+func (s *serveFlags) serveMetrics(ctx context.Context, d *runningDecider, pair *certs.Pair, reg *prometheus.Registry, logger *slog.Logger) (string, <-chan error, error) {
+	if s.metricsAddr == "" {
+		return "", nil, nil
+	}
+	mlis, err := net.Listen("tcp", s.metricsAddr)
+	if err != nil {
+		return "", nil, fmt.Errorf("serve: metrics listener: %v", err)
+	}
+	// The bound address: with port 0 only it says where to scrape.
+	metricsAddr := mlis.Addr().String()
+	ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
+	metricsErr := serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), s.pprof), logger, serveShutdownGrace)
+	logger.Info("metrics listening", "addr", metricsAddr, "pprof", s.pprof)
+	return metricsAddr, metricsErr, nil
+}
+
+// announce writes the bound addresses to --addr-file and logs them.
+func (s *serveFlags) announce(logger *slog.Logger, fd *servingFrontdoor, d *runningDecider, metricsAddr string) error {
 	scheme := "http"
-	if pair != nil {
+	if fd.pair != nil {
 		scheme = "https"
 	}
-	frontdoorURL := scheme + "://" + lis.Addr().String()
-	if f.addrFile != "" {
+	frontdoorURL := scheme + "://" + fd.lis.Addr().String()
+	if s.addrFile != "" {
 		content := "frontdoor=" + frontdoorURL + "\ndecider=" + d.addr.String() + "\n"
 		if metricsAddr != "" {
 			content += "metrics=" + metricsAddr + "\n"
 		}
-		if err := writeFileAtomic(f.addrFile, []byte(content)); err != nil {
-			lis.Close()
-			fmt.Fprintf(stderr, "serve: --addr-file: %v\n", err)
-			return exitUsage
+		if err := writeFileAtomic(s.addrFile, []byte(content)); err != nil {
+			return fmt.Errorf("serve: --addr-file: %v", err)
 		}
 	}
 	serving := []any{"frontdoor", frontdoorURL, "decider", d.addr.String()}
@@ -237,9 +291,14 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		serving = append(serving, "metrics", metricsAddr)
 	}
 	logger.Info("serving", append(serving, "revision", d.store.Current().Revision)...)
+	return nil
+}
 
+// waitServing serves the front door until ctx ends (exit 0) or a component
+// stops on its own (exit 1).
+func waitServing(ctx context.Context, logger *slog.Logger, fd *servingFrontdoor, d *runningDecider, metricsErr <-chan error) int {
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ctx, lis) }()
+	go func() { errc <- fd.srv.Serve(ctx, fd.lis) }()
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")

@@ -46,55 +46,14 @@ func Build(doc Document, environ []string) (*Installation, error) {
 // build merges the environment over the document, validates and assembles
 // the snapshot.
 func build(doc Document, env environment, rep *report) (*Installation, error) {
-	docKeys := map[string]*doctree.Node{}
-	for _, p := range doctree.Pairs(doc.Root) {
-		if !slices.Contains(documentKeys, p.Key) {
-			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
-			continue
-		}
-		if _, dup := docKeys[p.Key]; dup {
-			// decision: YAML keeps the last of two equal keys; a setting
-			// written twice is reported, never silently decided.
-			rep.shape = append(rep.shape, p.Key+": "+strconv.Quote(p.Key)+" appears twice")
-			continue
-		}
-		docKeys[p.Key] = p.Value
-	}
-
+	docKeys := documentSettings(doc, rep)
 	inst := Empty()
 	inst.DocumentPath = doc.Path
 	inst.DocumentPresent = doc.Present
 	inst.DocumentBlank = doc.Blank
+	readings, inputs, failed := readSettings(doc, docKeys, env, rep)
+
 	canon := map[string]any{}
-	readings := make([]reading, len(settings))
-	inputs := make([]input, len(settings))
-	failed := make([]bool, len(settings))
-
-	for i, s := range settings {
-		envText, envSet := env.lookup(s.Variable)
-		var docNode *doctree.Node
-		if s.Key != "" {
-			docNode = docKeys[s.Key]
-		}
-		var docIn input
-		if docNode != nil {
-			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.Path, s.Key)}
-		}
-		report := rep.forSetting(i, "")
-		counted := func(p string) { failed[i] = true; report(p) }
-		if envSet {
-			in := input{text: envText, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
-			readings[i], inputs[i] = read(s, in, counted), in
-			if docNode != nil {
-				read(s, docIn, rep.forSetting(i, s.Variable))
-			}
-			continue
-		}
-		if docNode != nil {
-			readings[i], inputs[i] = read(s, docIn, counted), docIn
-		}
-	}
-
 	for i, s := range settings {
 		r := readings[i]
 		if failed[i] {
@@ -135,6 +94,60 @@ func build(doc Document, env environment, rep *report) (*Installation, error) {
 	inst.Settings = displaySettings(inst, readings, inputs)
 	inst.Warnings = advisoryWarnings(inst)
 	return inst, nil
+}
+
+// documentSettings are the document's settings by key; an unknown key and a
+// key written twice are shape problems.
+func documentSettings(doc Document, rep *report) map[string]*doctree.Node {
+	docKeys := map[string]*doctree.Node{}
+	for _, p := range doctree.Pairs(doc.Root) {
+		if !slices.Contains(documentKeys, p.Key) {
+			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
+			continue
+		}
+		if _, dup := docKeys[p.Key]; dup {
+			// decision: YAML keeps the last of two equal keys; a setting
+			// written twice is reported, never silently decided.
+			rep.shape = append(rep.shape, p.Key+": "+strconv.Quote(p.Key)+" appears twice")
+			continue
+		}
+		docKeys[p.Key] = p.Value
+	}
+	return docKeys
+}
+
+// readSettings reads every setting, the environment over the document (a
+// document value the environment hides is still checked, and reported as
+// hidden); failed marks the settings whose effective input had problems.
+func readSettings(doc Document, docKeys map[string]*doctree.Node, env environment, rep *report) (readings []reading, inputs []input, failed []bool) {
+	readings = make([]reading, len(settings))
+	inputs = make([]input, len(settings))
+	failed = make([]bool, len(settings))
+	for i, s := range settings {
+		envText, envSet := env.lookup(s.Variable)
+		var docNode *doctree.Node
+		if s.Key != "" {
+			docNode = docKeys[s.Key]
+		}
+		var docIn input
+		if docNode != nil {
+			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.Path, s.Key)}
+		}
+		report := rep.forSetting(i, "")
+		counted := func(p string) { failed[i] = true; report(p) }
+		if envSet {
+			in := input{text: envText, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
+			readings[i], inputs[i] = read(s, in, counted), in
+			if docNode != nil {
+				read(s, docIn, rep.forSetting(i, s.Variable))
+			}
+			continue
+		}
+		if docNode != nil {
+			readings[i], inputs[i] = read(s, docIn, counted), docIn
+		}
+	}
+	return readings, inputs, failed
 }
 
 // Revision is "sha256:<hex>" of a canonical form.
