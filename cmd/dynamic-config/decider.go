@@ -49,6 +49,9 @@ type deciderFlags struct {
 	maxRequest     int64
 	maxRecvBytes   int64 // removed; refused when set
 	shutdownGrace  time.Duration
+	drainDelay     time.Duration
+	maxConnAge     time.Duration
+	maxConnAgeWait time.Duration
 	classes        classesSetup
 	pprof          bool
 }
@@ -70,6 +73,9 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.int64Var(&d.maxRequest, "max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", msgbudget.DefaultMaxRequestBytes, "the front door's AdmissionReview body limit (set both alike); the gRPC message limits are twice it")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", 0, "removed: use --max-request-bytes")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
+	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_DECIDER_DRAIN_DELAY", server.DefaultDrainDelay, "on SIGTERM: serve this long as NOT_SERVING (health, /readyz) before the graceful stop; 0 = none")
+	fs.durationVar(&d.maxConnAge, "max-connection-age", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE", server.DefaultMaxConnectionAge, "close each client connection after this long (GOAWAY) so that clients re-resolve and find new replicas")
+	fs.durationVar(&d.maxConnAgeWait, "max-connection-age-grace", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE_GRACE", server.DefaultMaxConnectionAgeGrace, "what calls in flight get after that GOAWAY")
 	fs.BoolVar(&d.classes.watch, "classes", false, "watch DynamicConfigClass and ClusterDynamicConfigClass objects through the API server (also on with $DYNAMIC_CONFIG_WEBHOOK_CLASSES=true)")
 	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
 	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
@@ -126,6 +132,10 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			TokenFile:       f.authTokenFile,
 			Reflection:      f.reflection,
 			MaxMessageBytes: msgbudget.Bytes(f.maxRequest),
+
+			MaxConnectionAge:      f.maxConnAge,
+			MaxConnectionAgeGrace: f.maxConnAgeWait,
+			DrainDelay:            f.drainDelay,
 		},
 	})
 	if err != nil {
@@ -342,7 +352,13 @@ func checkCallerFlags(f deciderFlags) error {
 func (d *deciderFlags) valid(fs *flagSet, stderr io.Writer) bool {
 	if !allPositive(stderr, "decider",
 		durationFlag("reload-interval", d.reloadInterval),
-		durationFlag("shutdown-grace", d.shutdownGrace)) {
+		durationFlag("shutdown-grace", d.shutdownGrace),
+		durationFlag("max-connection-age", d.maxConnAge),
+		durationFlag("max-connection-age-grace", d.maxConnAgeWait)) {
+		return false
+	}
+	if d.drainDelay < 0 {
+		fmt.Fprintf(stderr, "decider: --drain-delay is %s: 0 or more\n", d.drainDelay)
 		return false
 	}
 	if d.pprof && d.metricsAddr == "" {
@@ -378,7 +394,7 @@ func waitDecider(ctx context.Context, logger *slog.Logger, d *runningDecider, gr
 		d.shutdown(grace)
 		return exitRefused
 	}
-	logger.Info("shutting down", "grace", grace.String())
+	logger.Info("shutting down", "drain_delay", d.server.DrainDelay().String(), "grace", grace.String())
 	d.shutdown(grace)
 	stopOps()
 	if metricsErr != nil {

@@ -177,7 +177,7 @@ func TestDeciderDrains(t *testing.T) {
 	var stderr bytes.Buffer
 	go func() {
 		done <- deciderMain(ctx, []string{"--plaintext", "--installation", foundationEmptyFile(t),
-			"--addr", grpcAddr, "--metrics-addr", metricsAddr, "--shutdown-grace", "3s", "--log-level", "error"}, &stderr)
+			"--addr", grpcAddr, "--metrics-addr", metricsAddr, "--shutdown-grace", "3s", "--drain-delay", "1s", "--log-level", "error"}, &stderr)
 	}()
 	readyz := func() (int, string, error) {
 		resp, err := http.Get("http://" + metricsAddr + "/readyz")

@@ -148,6 +148,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", "7340032"},
 			row{"max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", "0"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", "30s"},
+			row{"drain-delay", "DYNAMIC_CONFIG_DECIDER_DRAIN_DELAY", "5s"},
+			row{"max-connection-age", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE", "2m0s"},
+			row{"max-connection-age-grace", "DYNAMIC_CONFIG_DECIDER_MAX_CONNECTION_AGE_GRACE", "10s"},
 			row{"classes", "", "false"}, // spec 08 §2 (DYNAMIC_CONFIG_WEBHOOK_CLASSES is the installation's classesEnabled)
 			row{"kubeconfig", "", ""},   // spec 08 §2
 			row{"classes-file", "", ""}, // spec 08 §2
@@ -174,6 +177,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", "7340032"},
 			row{"cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", "10s"},
 			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
+			row{"drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", "5s"},
 			row{"pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", "false"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),

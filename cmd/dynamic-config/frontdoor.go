@@ -49,6 +49,7 @@ type frontdoorFlags struct {
 	maxRequestBytes        int64
 	certReloadInterval     time.Duration
 	shutdownGrace          time.Duration
+	drainDelay             time.Duration
 	pprof                  bool
 }
 
@@ -74,6 +75,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit; the gRPC message limits to the decider are twice it (set the decider's alike)")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")
+	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", httpserver.DefaultDrainDelay, "on SIGTERM: keep answering this long with /readyz 503 and Connection: close before the shutdown; 0 = none")
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 }
 
@@ -136,6 +138,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		Gatherer:      reg,
 		Logger:        logger,
 		ShutdownGrace: f.shutdownGrace,
+		DrainDelay:    f.drainDelay,
 		Pprof:         f.pprof,
 	})
 	lis, opsLis, err := f.listen(logger)
@@ -170,6 +173,10 @@ func (d *frontdoorFlags) valid(stderr io.Writer) bool {
 		durationFlag("decider-timeout", d.deciderTimeout),
 		durationFlag("cert-reload-interval", d.certReloadInterval),
 		durationFlag("shutdown-grace", d.shutdownGrace)) {
+		return false
+	}
+	if d.drainDelay < 0 {
+		fmt.Fprintf(stderr, "frontdoor: --drain-delay is %s: 0 or more\n", d.drainDelay)
 		return false
 	}
 	if err := msgbudget.Check(d.maxRequestBytes); err != nil {

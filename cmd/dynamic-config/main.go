@@ -28,6 +28,7 @@ var subcommands = map[string]subcommand{
 	"inject":             {runInject, "offline mutation: prints the mutated manifest, or the refusal"},
 	"explain":            {runExplain, "per-value provenance and the whole decision"},
 	"check-installation": {runCheckInstallation, "validates an installation, prints every problem"},
+	"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew"},
 	"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version"},
 }
 

@@ -33,8 +33,20 @@ import (
 // connection: far above any decision or request the decider exchanges.
 const flowWindow = 1 << 20
 
-// keepaliveMinTime is the shortest client ping interval the server tolerates.
-const keepaliveMinTime = 10 * time.Second
+// KeepaliveMinTime is the shortest client ping interval the server
+// tolerates; the front door pings less often (client.KeepaliveTime), so it
+// never earns a too_many_pings GOAWAY.
+const KeepaliveMinTime = 10 * time.Second
+
+// Connection ageing defaults (07 §1.1, issue 12): every connection is closed
+// with a GOAWAY after DefaultMaxConnectionAge (± 10 % jitter), calls in
+// flight get DefaultMaxConnectionAgeGrace, and the client re-resolves its
+// target — so a decider added by scaling is found within age + grace.
+const (
+	DefaultMaxConnectionAge      = 2 * time.Minute
+	DefaultMaxConnectionAgeGrace = 10 * time.Second
+	DefaultDrainDelay            = 5 * time.Second
+)
 
 // Config is the transport configuration; cmd builds it from the flags.
 type Config struct {
@@ -58,6 +70,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics supplies the gRPC server metrics (nil = none).
 	Metrics *metrics.Decider
+	// MaxConnectionAge closes every connection after about this long so
+	// that clients re-resolve (0 = DefaultMaxConnectionAge).
+	MaxConnectionAge time.Duration
+	// MaxConnectionAgeGrace is what calls in flight get after that GOAWAY
+	// (0 = DefaultMaxConnectionAgeGrace).
+	MaxConnectionAgeGrace time.Duration
+	// DrainDelay is how long Shutdown keeps serving after turning
+	// NOT_SERVING, so that health watchers and endpoint lists drop this
+	// replica before it stops accepting calls (0 = none).
+	DrainDelay time.Duration
 	// ClassesSynced, when set, must also hold for SERVING and /readyz:
 	// classes are on and the watch has synced once (spec 08 §2).
 	ClassesSynced func() bool
@@ -69,6 +91,7 @@ type Server struct {
 	health   *health.Server
 	store    *loader.Store
 	draining atomic.Bool
+	delay    time.Duration
 	// classesSynced is Config.ClassesSynced (nil: classes are not a condition).
 	classesSynced func() bool
 }
@@ -99,6 +122,14 @@ func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*
 		budget = msgbudget.Bytes(0)
 	}
 
+	age, ageGrace := cfg.MaxConnectionAge, cfg.MaxConnectionAgeGrace
+	if age <= 0 {
+		age = DefaultMaxConnectionAge
+	}
+	if ageGrace <= 0 {
+		ageGrace = DefaultMaxConnectionAgeGrace
+	}
+
 	authFn := auth.AuthFunc(nil)
 	switch {
 	case cfg.Callers != nil:
@@ -121,8 +152,12 @@ func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-			MinTime:             keepaliveMinTime,
+			MinTime:             KeepaliveMinTime,
 			PermitWithoutStream: true,
+		}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      age,
+			MaxConnectionAgeGrace: ageGrace,
 		}),
 	}
 	if cfg.TLS != nil {
@@ -133,6 +168,7 @@ func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*
 		grpc:          grpc.NewServer(opts...),
 		health:        health.NewServer(),
 		store:         store,
+		delay:         cfg.DrainDelay,
 		classesSynced: cfg.ClassesSynced,
 	}
 	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
@@ -157,17 +193,32 @@ func (s *Server) Serve(lis net.Listener) error {
 	return nil
 }
 
+// DrainDelay is the configured drain delay (for the shutdown log line).
+func (s *Server) DrainDelay() time.Duration { return s.delay }
+
 // Ready reports whether an installation is held, the classes (when on)
 // have synced, and the server is not draining (the /readyz answer).
 func (s *Server) Ready() bool {
 	return s.store.Current() != nil && !s.draining.Load() && (s.classesSynced == nil || s.classesSynced())
 }
 
-// Shutdown turns health to NOT_SERVING, stops accepting calls and waits up
-// to grace for the calls in flight, then stops hard.
+// Shutdown turns health to NOT_SERVING, keeps serving for the drain delay
+// (clients watching health drop this replica from their pick list, the
+// endpoint list drops it via /readyz), then stops accepting calls and waits
+// up to grace for the calls in flight, then stops hard.
 func (s *Server) Shutdown(grace time.Duration) {
-	s.draining.Store(true)
+	if s.draining.Swap(true) {
+		s.stop(grace)
+		return
+	}
 	s.health.Shutdown()
+	if s.delay > 0 {
+		time.Sleep(s.delay)
+	}
+	s.stop(grace)
+}
+
+func (s *Server) stop(grace time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

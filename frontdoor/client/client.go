@@ -1,6 +1,8 @@
 // Package client dials the decider for the front door (spec 07 §2):
-// grpc.NewClient with round_robin over every resolved address, keepalive
-// pings, fail-fast calls, and TLS, mTLS, a bearer token or plaintext.
+// grpc.NewClient with round_robin over every resolved address, client-side
+// health checking (a NOT_SERVING replica leaves the pick list), a retry of
+// Decide on UNAVAILABLE, keepalive pings, fail-fast calls, and TLS, mTLS, a
+// bearer token or plaintext.
 package client
 
 import (
@@ -11,21 +13,46 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	// The client-side health checking function registers itself on import;
+	// without it healthCheckConfig below is silently ignored.
+	_ "google.golang.org/grpc/health"
+	"google.golang.org/grpc/resolver"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // serviceConfig spreads calls over every address the resolver returns (the
-// chart's headless Service with a dns:/// target).
-const serviceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+// chart's headless Service with a dns:/// target), watches each replica's
+// health for the DeciderService (a draining decider turns NOT_SERVING and
+// leaves the pick list before it stops), and retries Decide — it has no
+// side effects — on UNAVAILABLE, so a call caught by a replica that died
+// goes to another one within the same deadline.
+const serviceConfig = `{
+  "loadBalancingConfig": [{"round_robin": {}}],
+  "healthCheckConfig": {"serviceName": "` + deciderService + `"},
+  "methodConfig": [{
+    "name": [{"service": "` + deciderService + `", "method": "Decide"}],
+    "retryPolicy": {
+      "maxAttempts": 3,
+      "initialBackoff": "0.01s",
+      "maxBackoff": "0.1s",
+      "backoffMultiplier": 2,
+      "retryableStatusCodes": ["UNAVAILABLE"]
+    }
+  }]
+}`
+
+const deciderService = "dynamicconfig.decider.v1.DeciderService"
+
+// KeepaliveTime is the ping interval on an idle connection. It must stay at
+// or above the decider's server.KeepaliveMinTime, or the decider answers
+// the pings with a too_many_pings GOAWAY.
+const KeepaliveTime = 30 * time.Second
 
 // flowWindow is the fixed HTTP/2 flow-control window of each stream and
 // connection: far above any decision the decider sends.
 const flowWindow = 1 << 20
-
-// keepaliveTime is the ping interval on an idle connection.
-const keepaliveTime = 30 * time.Second
 
 // Config says how to reach the decider.
 type Config struct {
@@ -43,6 +70,9 @@ type Config struct {
 	// TokenFile holds the bearer token sent with every call (re-read when it
 	// changes). With Plaintext it is refused unless the target is loopback.
 	TokenFile string
+	// Resolver, when set, resolves the target's scheme instead of the
+	// registered ones (tests: a manual resolver standing in for DNS).
+	Resolver resolver.Builder
 	// MaxMessageBytes bounds every message sent and received: the budget of
 	// --max-request-bytes (msgbudget.Bytes; 0 = the default budget), the
 	// same number the decider holds to, so that no answer the decider sends
@@ -67,12 +97,16 @@ func New(cfg Config) (*Client, error) {
 	}
 	opts := append([]grpc.DialOption{
 		grpc.WithDefaultServiceConfig(serviceConfig),
+		grpc.WithResolvers(staticBuilder{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)),
 		// Fixed flow-control windows turn off the BDP estimator, whose pings
 		// otherwise cross the connection with almost every call.
 		grpc.WithInitialWindowSize(flowWindow),
 		grpc.WithInitialConnWindowSize(flowWindow),
 	}, wanOptions()...)
+	if cfg.Resolver != nil {
+		opts = append(opts, grpc.WithResolvers(cfg.Resolver))
+	}
 
 	loopback := isLoopbackTarget(cfg.Target)
 	if cfg.Plaintext {

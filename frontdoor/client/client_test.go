@@ -37,6 +37,9 @@ func TestIsLoopbackTarget(t *testing.T) {
 		{"[2001:db8::1]:9090", false},
 		{"localhost.example.com:9090", false},
 		{"dns:///127.0.0.1.nip.io:9090", false},
+		{"static:///127.0.0.1:9090,[::1]:9091", true},
+		{"static:///127.0.0.1:9090,10.0.0.1:9090", false},
+		{"static:///127.0.0.1", false},
 	}
 	for _, c := range cases {
 		name := c.target + " is not loopback"

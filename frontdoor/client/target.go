@@ -12,6 +12,18 @@ func isLoopbackTarget(target string) bool {
 	if strings.HasPrefix(target, "unix:") || strings.HasPrefix(target, "unix-abstract:") {
 		return true
 	}
+	if rest, ok := strings.CutPrefix(target, StaticScheme+":///"); ok {
+		addrs, err := StaticAddresses(rest)
+		if err != nil {
+			return false
+		}
+		for _, a := range addrs {
+			if !isLoopbackTarget(a) {
+				return false
+			}
+		}
+		return true
+	}
 	endpoint := target
 	if i := strings.Index(endpoint, "://"); i >= 0 {
 		endpoint = endpoint[i+len("://"):]

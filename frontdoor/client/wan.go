@@ -11,7 +11,7 @@ import (
 // Keepalive and reconnection for a decider reached over a WAN path (a
 // remote front door, docs/multi-cluster.md), harmless in-cluster:
 //
-//   - a ping every keepaliveTime on an idle connection keeps NAT and
+//   - a ping every KeepaliveTime on an idle connection keeps NAT and
 //     load-balancer idle timers (commonly 60–350 s) from silently dropping
 //     it; the decider tolerates pings down to 10 s;
 //   - a ping not answered within keepaliveTimeout closes the connection, so
@@ -30,7 +30,7 @@ func wanOptions() []grpc.DialOption {
 	b := backoff.DefaultConfig
 	b.MaxDelay = reconnectMaxDelay
 	return []grpc.DialOption{
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, Timeout: keepaliveTimeout, PermitWithoutStream: true}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: keepaliveTimeout, PermitWithoutStream: true}),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: b, MinConnectTimeout: connectTimeout}),
 	}
 }

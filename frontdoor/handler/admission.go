@@ -218,6 +218,7 @@ func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Re
 		Warnings:         warnings(d),
 	}
 	a.decisionID, a.revision = d.GetDecisionId(), d.GetInstallationRevision()
+	a.h.metrics.RevisionAnswered(a.revision)
 	switch d.GetOutcome() {
 	case deciderv1.Outcome_OUTCOME_SKIP:
 		a.outcome, a.reason = metrics.OutcomeSkipped, d.GetSkipReason().String()

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,7 @@ const (
 	WriteTimeout         = 30 * time.Second
 	IdleTimeout          = 120 * time.Second
 	DefaultShutdownGrace = 30 * time.Second
+	DefaultDrainDelay    = 5 * time.Second
 )
 
 // Config configures a Server.
@@ -42,6 +44,12 @@ type Config struct {
 	Logger *slog.Logger
 	// ShutdownGrace bounds the drain on shutdown (default 30s).
 	ShutdownGrace time.Duration
+	// DrainDelay is how long the server keeps answering after shutdown
+	// began, with /readyz 503 and "Connection: close" on every response,
+	// before it stops accepting (0 = stop at once). The endpoint list drops
+	// the replica in that time and the API server stops reusing its idle
+	// keep-alive connections to it (kubernetes #127335).
+	DrainDelay time.Duration
 	// ClientCAs, when set (--client-ca), authenticates the API server:
 	// /mutate and /validate answer only a caller whose TLS client
 	// certificate verifies against it (401 otherwise); /healthz, /readyz
@@ -54,8 +62,9 @@ type Config struct {
 
 // Server is the admission server.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg      Config
+	mux      *http.ServeMux
+	draining *atomic.Bool
 }
 
 // New returns a server for cfg.
@@ -69,6 +78,7 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
+	draining := new(atomic.Bool)
 	mux := http.NewServeMux()
 	if cfg.Admission != nil {
 		admission := cfg.Admission
@@ -78,9 +88,12 @@ func New(cfg Config) *Server {
 		mux.Handle("/mutate", admission)
 		mux.Handle("/validate", admission)
 	}
-	addOps(mux, cfg.Certs, cfg.Gatherer)
-	return &Server{cfg: cfg, mux: mux}
+	addOps(mux, cfg.Certs, cfg.Gatherer, draining)
+	return &Server{cfg: cfg, mux: mux, draining: draining}
 }
+
+// Draining reports whether shutdown began (/readyz answers 503).
+func (s *Server) Draining() bool { return s.draining.Load() }
 
 // Handler is every endpoint of the admission listener.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -92,11 +105,11 @@ func OpsHandler(pair *certs.Pair, g prometheus.Gatherer) http.Handler {
 		g = prometheus.DefaultGatherer
 	}
 	mux := http.NewServeMux()
-	addOps(mux, pair, g)
+	addOps(mux, pair, g, new(atomic.Bool))
 	return mux
 }
 
-func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
+func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer, draining *atomic.Bool) {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		text(w, http.StatusOK, "ok")
 	})
@@ -108,6 +121,10 @@ func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
 	// bypassing --on-decider-error / --on-decider-error-validate, their
 	// messages, warnings, audit annotations and metrics.
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if draining.Load() {
+			text(w, http.StatusServiceUnavailable, "draining")
+			return
+		}
 		if pair != nil && !pair.Loaded() {
 			text(w, http.StatusServiceUnavailable, "no certificate loaded")
 			return
@@ -115,6 +132,17 @@ func addOps(mux *http.ServeMux, pair *certs.Pair, g prometheus.Gatherer) {
 		text(w, http.StatusOK, "ok")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+}
+
+// closeWhileDraining answers with "Connection: close" once the drain began,
+// so that the client (the API server) stops reusing the connection.
+func closeWhileDraining(h http.Handler, draining *atomic.Bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func text(w http.ResponseWriter, code int, body string) {
@@ -128,7 +156,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	return &http.Server{
-		Handler:           h,
+		Handler:           closeWhileDraining(h, s.draining),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
@@ -152,16 +180,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		ln = tls.NewListener(ln, tc)
 	}
-	return serve(ctx, s.httpServer(s.mux), ln, s.cfg.ShutdownGrace)
+	return s.serve(ctx, s.httpServer(s.mux), ln)
 }
 
-// ServeOps serves OpsHandler in plain HTTP on ln until ctx ends.
+// ServeOps serves /metrics, /healthz and /readyz in plain HTTP on ln until
+// ctx ends (its /readyz turns 503 with the admission listener's).
 func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
-	h := OpsHandler(s.cfg.Certs, s.cfg.Gatherer)
+	mux := http.NewServeMux()
+	addOps(mux, s.cfg.Certs, s.cfg.Gatherer, s.draining)
+	var h http.Handler = mux
 	if s.cfg.Pprof {
 		h = WithPprof(h)
 	}
-	return serve(ctx, s.httpServer(h), ln, s.cfg.ShutdownGrace)
+	return s.serve(ctx, s.httpServer(h), ln)
 }
 
 // ListenAndServe listens on addr (TCP) and calls Serve.
@@ -173,7 +204,13 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
+// serve runs srv on ln until ctx ends, then drains: readiness off at once
+// and every further response says "Connection: close" (each keep-alive
+// connection is closed by the server right after its next answer, never
+// while the client may be writing a request on it); new connections are
+// still answered for the drain delay; then keep-alives off and a graceful
+// shutdown bounded by the grace.
+func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -181,8 +218,16 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Du
 		return err
 	case <-ctx.Done():
 	}
+	s.draining.Store(true)
+	if s.cfg.DrainDelay > 0 {
+		select {
+		case err := <-errc:
+			return err
+		case <-time.After(s.cfg.DrainDelay):
+		}
+	}
 	srv.SetKeepAlivesEnabled(false)
-	drain, cancel := context.WithTimeout(context.Background(), grace)
+	drain, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
 	err := srv.Shutdown(drain)
 	if err != nil {

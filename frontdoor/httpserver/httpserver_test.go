@@ -190,3 +190,60 @@ func TestDrainWaitsForInFlightRequests(t *testing.T) {
 		t.Fatalf("Serve() = %v", err)
 	}
 }
+
+// TestDrainTurnsReadinessOffAndClosesKeepAliveConnections: on shutdown the
+// server keeps answering for the drain delay — /readyz 503, every response
+// "Connection: close", so a client that reused an idle connection moves to
+// a fresh one — and only then stops.
+func TestDrainTurnsReadinessOffAndClosesKeepAliveConnections(t *testing.T) {
+	admission := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "answered") })
+	s := New(Config{Admission: admission, Gatherer: prometheus.NewRegistry(), DrainDelay: 2 * time.Second, ShutdownGrace: 5 * time.Second})
+	addr, stop := start(t, s.Serve)
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer c.CloseIdleConnections()
+	post := func() *http.Response {
+		t.Helper()
+		resp, err := c.Post("http://"+addr+"/mutate", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatalf("POST /mutate: %v", err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if resp := post(); resp.Close {
+		t.Fatal("before the drain, the answer closes the connection")
+	}
+
+	began := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	deadline := time.Now().Add(time.Second)
+	for !s.Draining() {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never began draining")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	t.Run("readyz answers 503 while draining", func(t *testing.T) {
+		if code, body, _ := get(t, c, "http://"+addr+"/readyz"); code != http.StatusServiceUnavailable || body != "draining" {
+			t.Errorf("/readyz = %d %q; want 503 \"draining\"", code, body)
+		}
+	})
+	t.Run("admission answers still come, each with Connection: close", func(t *testing.T) {
+		for range 3 {
+			if resp := post(); !resp.Close || resp.StatusCode != http.StatusOK {
+				t.Errorf("answer %d, close %v; want 200 with Connection: close", resp.StatusCode, resp.Close)
+			}
+		}
+	})
+	t.Run("the server stops after the drain delay", func(t *testing.T) {
+		if err := <-stopped; err != nil {
+			t.Fatalf("Serve() = %v", err)
+		}
+		if took := time.Since(began); took < 2*time.Second {
+			t.Errorf("stopped %s after shutdown began; want the 2s drain delay first", took)
+		}
+	})
+}

@@ -52,6 +52,7 @@ type Frontdoor struct {
 	rpcDuration *prometheus.HistogramVec
 	certExpiry  prometheus.Gauge
 	certReloads *prometheus.CounterVec
+	revisions   *revisions
 }
 
 // NewFrontdoor creates the front door metrics and registers them with reg.
@@ -93,9 +94,10 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 			Name: "dynamic_config_certificate_reloads_total",
 			Help: "Serving certificate reloads after a change on disk, by result.",
 		}, []string{"result"}),
+		revisions: newRevisions(),
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
-		m.rpcDuration, m.certExpiry, m.certReloads)
+		m.rpcDuration, m.certExpiry, m.certReloads, m.revisions.gauge)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.admissions.WithLabelValues(o)
 	}

@@ -21,6 +21,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	m.DeciderRPC("OK", time.Millisecond)
 	m.CertificateLoaded(time.Unix(1900000000, 0))
 	m.CertificateReload(false)
+	m.RevisionAnswered("sha256:x")
 	if err := RegisterRuntime(reg); err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +54,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 		{"dynamic_config_decider_rpc_duration_seconds", dto.MetricType_HISTOGRAM, []string{"code"}, []string{"OK"}},
 		{"dynamic_config_certificate_expires_at_seconds", dto.MetricType_GAUGE, nil, nil},
 		{"dynamic_config_certificate_reloads_total", dto.MetricType_COUNTER, []string{"result"}, []string{"error", "ok"}},
+		{"dynamic_config_decider_revision_last_answer_timestamp_seconds", dto.MetricType_GAUGE, []string{"revision"}, []string{"sha256:x"}},
 	}
 	for _, w := range want {
 		f, ok := byName[w.name]
@@ -114,4 +116,5 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	m.DeciderRPC("OK", time.Second)
 	m.CertificateLoaded(time.Now())
 	m.CertificateReload(true)
+	m.RevisionAnswered("sha256:a")
 }

@@ -4,7 +4,7 @@ package e2e
 // chart renders when cert-manager or the prometheus operator is switched on
 // (charts/dynamic-config/tests/values/crd-features.yaml): cert-manager's
 // Certificate (cert-manager.io/v1) and the prometheus operator's
-// ServiceMonitor (monitoring.coreos.com/v1). The harness's apiserver has
+// ServiceMonitor and PrometheusRule (monitoring.coreos.com/v1). The harness's apiserver has
 // neither. They are written for this test from the two projects' documented
 // API fields, not copied from the upstream CRDs: every documented field of the
 // spec is listed (the ones the chart uses with their types, required fields
@@ -162,10 +162,58 @@ spec:
                 serviceDiscoveryRole: {type: string}
                 attachMetadata: {type: object, x-kubernetes-preserve-unknown-fields: true}
             status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: prometheusrules.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: {plural: prometheusrules, singular: prometheusrule, kind: PrometheusRule, listKind: PrometheusRuleList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          required: [spec]
+          properties:
+            spec:
+              type: object
+              properties:
+                groups:
+                  type: array
+                  items:
+                    type: object
+                    required: [name]
+                    properties:
+                      name: {type: string, minLength: 1}
+                      labels: {type: object, additionalProperties: {type: string}}
+                      interval: {type: string}
+                      query_offset: {type: string}
+                      limit: {type: integer}
+                      partial_response_strategy: {type: string}
+                      rules:
+                        type: array
+                        items:
+                          type: object
+                          required: [expr]
+                          properties:
+                            record: {type: string}
+                            alert: {type: string}
+                            expr: {x-kubernetes-int-or-string: true}
+                            for: {type: string, pattern: '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'}
+                            keep_firing_for: {type: string}
+                            labels: {type: object, additionalProperties: {type: string}}
+                            annotations: {type: object, additionalProperties: {type: string}}
+            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
 
 // chartCRDNames are the CRDs of chartCRDs, to wait for.
 var chartCRDNames = []string{
 	"crd/certificates.cert-manager.io",
 	"crd/servicemonitors.monitoring.coreos.com",
+	"crd/prometheusrules.monitoring.coreos.com",
 }

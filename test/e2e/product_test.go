@@ -126,7 +126,7 @@ type decider struct {
 	installation string
 	proc         *process
 	starts       int
-	extra        []string // more decider flags (e.g. --callers)
+	extra        []string // more decider flags (e.g. --callers, --drain-delay)
 }
 
 func newDecider(t *testing.T, name, installationPath string) *decider {
@@ -172,12 +172,29 @@ func (d *decider) stop() {
 	}
 }
 
+// kill ends the decider with SIGKILL (a crash: no drain) and waits for it.
+func (d *decider) kill() {
+	d.t.Helper()
+	if d.proc.exited() {
+		return
+	}
+	_ = d.proc.cmd.Process.Kill()
+	<-d.proc.done
+}
+
 // startFrontdoor runs `dynamic-config frontdoor` on a loopback port with its
 // own serving pair, talking plaintext gRPC to deciderAddr.
 func startFrontdoor(t *testing.T, name, deciderAddr string, extra ...string) (*process, frontDoor) {
 	t.Helper()
+	pair := newServingPair(t, filepath.Join(testDir(t), name+"-tls"))
+	return startFrontdoorWithPair(t, name, deciderAddr, pair, extra...)
+}
+
+// startFrontdoorWithPair is startFrontdoor with a given serving pair (front
+// doors behind one address share one CA, as the chart's replicas do).
+func startFrontdoorWithPair(t *testing.T, name, deciderAddr string, pair servingPair, extra ...string) (*process, frontDoor) {
+	t.Helper()
 	dir := testDir(t)
-	pair := newServingPair(t, filepath.Join(dir, name+"-tls"))
 	port := freePort(t)
 	args := append([]string{"frontdoor",
 		"--addr", "127.0.0.1:" + strconv.Itoa(port),

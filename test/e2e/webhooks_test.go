@@ -26,6 +26,8 @@ func onlyNamespace(ns string) *metav1.LabelSelector {
 // injection describes one MutatingWebhookConfiguration for the front door.
 type injection struct {
 	reinvocation admissionv1.ReinvocationPolicyType // default Never, as the chart
+	// matchConditions, when set, filter as the chart's (chartMatchConditions).
+	matchConditions []admissionv1.MatchCondition
 }
 
 // registerInjection registers door's /mutate for pods created in ns, as the
@@ -59,6 +61,7 @@ func registerInjection(t *testing.T, configName, ns string, door frontDoor, opts
 				},
 			}},
 			NamespaceSelector: onlyNamespace(ns),
+			MatchConditions:   opts.matchConditions,
 		}},
 	}
 	applyConfiguration(t, "mutatingwebhookconfiguration", configName, cfg)

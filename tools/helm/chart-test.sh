@@ -7,7 +7,7 @@
 #                 build (base; the example and remote overlays) into RENDER_DIR: chart-default.yaml,
 #                 chart-all-features.yaml, chart-remote.yaml, kustomize-base.yaml,
 #                 kustomize-overlay.yaml, kustomize-remote.yaml (and chart-crd-features.yaml, the
-#                 Certificates and ServiceMonitors, which need their CRDs). `make e2e`
+#                 Certificates, ServiceMonitors and PrometheusRule, which need their CRDs). `make e2e`
 #                 validates them against its kube-apiserver (kubectl apply --dry-run=server
 #                 --validate=strict, test/e2e/chart_manifests_test.go).
 # kustomize-base  regenerates deploy/kustomize/base/dynamic-config.yaml from the chart.
@@ -38,7 +38,8 @@ do_render() {
   template "$render/chart-default.yaml"
   template "$render/chart-all-features.yaml" -f "$values/all-features.yaml"
   template "$render/chart-crd-features.yaml" -f "$values/crd-features.yaml" \
-    --show-only templates/certificates.yaml --show-only templates/servicemonitors.yaml
+    --show-only templates/certificates.yaml --show-only templates/servicemonitors.yaml \
+    --show-only templates/prometheusrule.yaml
   "$kustomize" build deploy/kustomize/base > "$render/kustomize-base.yaml"
   "$kustomize" build deploy/kustomize/overlays/example > "$render/kustomize-overlay.yaml"
   "$kustomize" build deploy/kustomize/overlays/remote > "$render/kustomize-remote.yaml"

@@ -132,3 +132,11 @@ fsGroup: 65532
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/*
+The CEL expression of the mutating webhook's matchCondition: the object carries at least one
+annotation key starting with dynamic-config.rs/ (the front door's A3 rule).
+*/}}
+{{- define "dynamic-config.asksExpression" -}}
+object != null && has(object.metadata) && has(object.metadata.annotations) && object.metadata.annotations.exists(k, k.startsWith('dynamic-config.rs/'))
+{{- end }}

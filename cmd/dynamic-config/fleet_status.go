@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+)
+
+// fleetStatusFlags are the flags of `dynamic-config fleet-status` (issue
+// 12). The decider connection flags and variables are the front door's, so
+// the command runs unchanged inside a front door container.
+type fleetStatusFlags struct {
+	global            globalFlags
+	deciderTarget     string
+	deciderCA         string
+	deciderClientCert string
+	deciderClientKey  string
+	deciderServerName string
+	deciderPlaintext  bool
+	deciderTokenFile  string
+	timeout           time.Duration
+}
+
+func (f *fleetStatusFlags) register(fs *flagSet) {
+	f.global.register(fs, "text")
+	fs.stringVar(&f.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "the deciders: dns:///name:port (every address the name resolves to) or static:///host:port,host:port (required)")
+	fs.stringVar(&f.deciderCA, "decider-ca", "DYNAMIC_CONFIG_DECIDER_CA", "", "CA to verify the deciders (empty = system roots)")
+	fs.stringVar(&f.deciderClientCert, "decider-client-cert", "DYNAMIC_CONFIG_DECIDER_CLIENT_CERT", "", "client certificate for mTLS")
+	fs.stringVar(&f.deciderClientKey, "decider-client-key", "DYNAMIC_CONFIG_DECIDER_CLIENT_KEY", "", "client key for mTLS")
+	fs.stringVar(&f.deciderServerName, "decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", "", "TLS server name to verify (default: the dns:/// name)")
+	fs.boolVar(&f.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the deciders (loopback/tests)")
+	fs.stringVar(&f.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send")
+	fs.durationVar(&f.timeout, "timeout", "", 5*time.Second, "bound for resolving and for each replica's answer")
+}
+
+// runFleetStatus is `dynamic-config fleet-status`: one line per decider
+// replica (revision, loaded-at, last reload), exit 1 on revision skew or an
+// unreachable replica.
+func runFleetStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return fleetStatusMain(ctx, args, stdout, stderr)
+}
+
+func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("fleet-status", stderr)
+	var f fleetStatusFlags
+	f.register(fs)
+	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
+		return code
+	}
+	if f.deciderTarget == "" {
+		fmt.Fprintln(stderr, "fleet-status: --decider-target is required")
+		return exitUsage
+	}
+	if !allPositive(stderr, "fleet-status", durationFlag("timeout", f.timeout)) {
+		return exitUsage
+	}
+	resolveCtx, cancel := context.WithTimeout(ctx, f.timeout)
+	addrs, name, err := fleetAddresses(resolveCtx, f.deciderTarget)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
+		return exitUsage
+	}
+	serverName := f.deciderServerName
+	if serverName == "" {
+		serverName = name
+	}
+
+	replicas := make([]replicaStatus, len(addrs))
+	done := make(chan struct{})
+	for i, addr := range addrs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			replicas[i] = askReplica(ctx, addr, client.Config{
+				Target:         "passthrough:///" + addr,
+				Plaintext:      f.deciderPlaintext,
+				CAFile:         f.deciderCA,
+				ClientCertFile: f.deciderClientCert,
+				ClientKeyFile:  f.deciderClientKey,
+				ServerName:     serverName,
+				TokenFile:      f.deciderTokenFile,
+			}, f.timeout)
+		}()
+	}
+	for range addrs {
+		<-done
+	}
+	return printFleet(stdout, replicas)
+}
+
+// replicaStatus is what one decider replica said, or why it said nothing.
+type replicaStatus struct {
+	addr string
+	resp *deciderv1.GetInstallationResponse
+	err  error
+}
+
+func askReplica(ctx context.Context, addr string, cfg client.Config, timeout time.Duration) replicaStatus {
+	c, err := client.New(cfg)
+	if err != nil {
+		return replicaStatus{addr: addr, err: err}
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	resp, err := c.GetInstallation(ctx, &deciderv1.GetInstallationRequest{})
+	return replicaStatus{addr: addr, resp: resp, err: err}
+}
+
+// printFleet prints the table and the verdict, and returns the exit code:
+// 0 when every replica answered with one revision, 1 otherwise.
+func printFleet(w io.Writer, replicas []replicaStatus) int {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPLICA\tREVISION\tLOADED-AT\tLAST RELOAD")
+	revisions := map[string]int{}
+	unreachable := 0
+	for _, r := range replicas {
+		if r.err != nil {
+			unreachable++
+			fmt.Fprintf(tw, "%s\t-\t-\tunreachable: %s\n", r.addr, oneLine(r.err.Error()))
+			continue
+		}
+		revisions[r.resp.GetRevision()]++
+		loaded := "-"
+		if ts := r.resp.GetLoadedAt(); ts != nil {
+			loaded = ts.AsTime().UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.addr, r.resp.GetRevision(), loaded, reloadText(r.resp.GetLastReload()))
+	}
+	tw.Flush()
+
+	if len(revisions) <= 1 && unreachable == 0 {
+		fmt.Fprintf(w, "in agreement: %d replicas on one revision\n", len(replicas))
+		return exitOK
+	}
+	if len(revisions) > 1 {
+		names := make([]string, 0, len(revisions))
+		for rev, n := range revisions {
+			names = append(names, fmt.Sprintf("%s on %d", rev, n))
+		}
+		sort.Strings(names)
+		fmt.Fprintf(w, "skew: %d replicas answered with %d revisions (%s)\n", len(replicas)-unreachable, len(revisions), strings.Join(names, "; "))
+	}
+	if unreachable > 0 {
+		fmt.Fprintf(w, "incomplete: %d of %d replicas unreachable\n", unreachable, len(replicas))
+	}
+	return exitRefused
+}
+
+func reloadText(s *deciderv1.ReloadStatus) string {
+	if s == nil {
+		return "none yet"
+	}
+	at := "-"
+	if s.GetAt() != nil {
+		at = s.GetAt().AsTime().UTC().Format(time.RFC3339)
+	}
+	if s.GetOk() {
+		return "ok at " + at
+	}
+	return fmt.Sprintf("failed at %s: %d problems in %s", at, len(s.GetProblems()), s.GetAttemptedRevision())
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// fleetAddresses lists the replicas a target names, and the name to verify
+// TLS against: dns:///name:port (or name:port) resolves name to every
+// address, static:///a:p,b:p lists them.
+func fleetAddresses(ctx context.Context, target string) (addrs []string, serverName string, err error) {
+	if rest, ok := strings.CutPrefix(target, client.StaticScheme+":///"); ok {
+		addrs, err := client.StaticAddresses(rest)
+		return addrs, "", err
+	}
+	hostPort := target
+	if scheme, rest, ok := strings.Cut(target, "://"); ok {
+		if scheme != "dns" {
+			return nil, "", fmt.Errorf("--decider-target %q: the scheme %q is not one of dns:/// and static:///", target, scheme)
+		}
+		authority, endpoint, _ := strings.Cut(rest, "/")
+		if authority != "" {
+			return nil, "", fmt.Errorf("--decider-target %q: a DNS server in the target is not supported; write dns:///name:port", target)
+		}
+		hostPort = endpoint
+	}
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil || host == "" || port == "" {
+		return nil, "", fmt.Errorf("--decider-target %q: want dns:///name:port or static:///host:port,host:port", target)
+	}
+	if net.ParseIP(host) != nil {
+		return []string{net.JoinHostPort(host, port)}, "", nil
+	}
+	ips, err := net.DefaultResolver.LookupHost(ctx, host)
+	if err != nil {
+		return nil, "", fmt.Errorf("--decider-target %q: resolve %s: %w", target, host, err)
+	}
+	if len(ips) == 0 {
+		return nil, "", errors.New("--decider-target " + target + ": " + host + " resolves to no address")
+	}
+	sort.Strings(ips)
+	for _, ip := range ips {
+		addrs = append(addrs, net.JoinHostPort(ip, port))
+	}
+	return addrs, host, nil
+}
