@@ -81,6 +81,11 @@ lint: $(BUF) $(GOLANGCI_LINT) ## buf lint, buf format, gofmt, go vet, golangci-l
 		if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	cd test/e2e && $(GO) vet ./...
+	@# depguard sees direct imports; this sees the whole closure: the
+	@# installation model and envpolicy depend on no parser (issue 16).
+	@deps="$$($(GO) list -deps ./decider/installation ./decider/envpolicy)"; \
+		bad="$$(grep -E 'yaml|go-toml|/decider/docparse$$' <<<"$$deps" || true)"; \
+		if [ -n "$$bad" ]; then echo "the installation model depends on a parser:"; echo "$$bad"; exit 1; fi
 	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
 
 # --- test ------------------------------------------------------------------

@@ -5,7 +5,8 @@
 #                       (tools/ociimage, go-containerregistry): IMAGE_TAR
 #   make image-check    make image, then open the tarball and check it (config, user,
 #                       entrypoint, labels, and the extracted binary runs `version`)
-#   make version-check  the binary, the image and the packaged chart carry the same
+#   make version-check  scripts/version.sh's rules in a scratch repository (version-test.sh);
+#                       the binary, the image and the packaged chart carry the same
 #                       version; on a release tag, Chart.yaml and CHANGELOG.md name it
 #
 # VERSION (Makefile) comes from scripts/version.sh; docker build takes the same:
@@ -40,6 +41,7 @@ chart-package: chart-tools ## package the chart with version and appVersion = th
 	$(CHART_ENV) $(CHART_HELM) package $(CHART_DIR) --version $(patsubst v%,%,$(VERSION)) \
 		--app-version $(patsubst v%,%,$(VERSION)) -d $(CHART_PACKAGE_DIR)
 
-version-check: build chart-package ## the binary, the image tag and the packaged chart agree on the version
+version-check: build chart-package ## version.sh's rules hold; the binary, the image tag and the packaged chart agree on the version
+	scripts/version-test.sh
 	VERSION="$(VERSION)" DYNAMIC_CONFIG="$(DYNAMIC_CONFIG)" HELM="$(CHART_ENV) $(CHART_HELM)" \
 		CHART_DIR="$(CHART_DIR)" CHART_PACKAGE_DIR="$(CHART_PACKAGE_DIR)" scripts/version-check.sh

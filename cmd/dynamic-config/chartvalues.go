@@ -117,7 +117,7 @@ func loadChartValues(valuesPath string, environ []string) (*installation.Install
 	// The process environment wins over what the chart would set: the first
 	// occurrence of a name is the one read.
 	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
-	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...))
+	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...), docparse.Text)
 }
 
 // chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).

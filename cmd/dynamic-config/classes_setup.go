@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,12 +29,17 @@ type classesSetup struct {
 // errKubeconfigWithFile is the usage error for both ways at once.
 var errKubeconfigWithFile = errors.New("--classes-file and --kubeconfig exclude each other: the file replaces the API server")
 
-// loadClassesFile reads --classes-file; "" is classes off (nil).
+// loadClassesFile reads --classes-file (spec 08 §2); "" is classes off
+// (nil). An invalid file is a *classes.FileError listing every problem.
 func loadClassesFile(path string) (*classes.Set, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return classes.LoadFile(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("classes file: %w", err)
+	}
+	return classes.Parse(path, data)
 }
 
 // startClasses builds the decider's class store (nil: classes off) and, when
@@ -46,7 +52,7 @@ func startClasses(ctx context.Context, setup classesSetup, inst *installation.In
 		return nil, errKubeconfigWithFile
 	}
 	if setup.file != "" {
-		set, err := classes.LoadFile(setup.file)
+		set, err := loadClassesFile(setup.file)
 		if err != nil {
 			return nil, err
 		}

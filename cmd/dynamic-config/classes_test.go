@@ -13,6 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
@@ -210,5 +212,56 @@ func TestServeReadsAClassesFile(t *testing.T) {
 	}
 	if len(inst.GetClasses()) != 2 || inst.GetClasses()[1].GetName() != "team-vault" {
 		t.Errorf("serve's decider holds %v", inst.GetClasses())
+	}
+}
+
+// TestDeciderIsNotServingBeforeTheClassesSync points the watch at an API
+// server that does not answer: health stays NOT_SERVING and Decide answers
+// Unavailable, while the decider itself runs.
+func TestDeciderIsNotServingBeforeTheClassesSync(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: none, user: {}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+current-context: none
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	d, err := startDecider(ctx, deciderSetup{
+		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		registry:     prometheus.NewRegistry(),
+		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		addr:         "127.0.0.1:0",
+		classes:      classesSetup{watch: true, kubeconfig: kubeconfig},
+		server:       server.Config{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown(time.Second)
+	// a plain connection: the front door's client would not call a
+	// NOT_SERVING decider at all
+	conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
+	defer callCancel()
+	resp, err := healthpb.NewHealthClient(conn).Check(callCtx, &healthpb.HealthCheckRequest{})
+	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health %v, %v; want NOT_SERVING before the sync", resp.GetStatus(), err)
+	}
+	if d.server.Ready() {
+		t.Error("/readyz would answer ready before the sync")
+	}
+	_, err = deciderv1.NewDeciderServiceClient(conn).Decide(callCtx, &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
+		Pod: &deciderv1.PodFacts{Namespace: "billing", Name: "app", Operation: deciderv1.Operation_OPERATION_CREATE}})
+	if err == nil || !strings.Contains(err.Error(), "the classes have not synced from the API server yet") {
+		t.Errorf("Decide before the sync: %v", err)
 	}
 }

@@ -283,7 +283,7 @@ func caseClasses(t *testing.T, c goldenCase) *classes.Set {
 	if _, err := os.Stat(c.path("classes.yaml")); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	set, err := classes.LoadFile(c.path("classes.yaml"))
+	set, err := loadClassesFile(c.path("classes.yaml"))
 	if err != nil {
 		t.Fatalf("classes of case %s: %v", c.name, err)
 	}

@@ -1,8 +1,8 @@
 // Package classes holds the class set of spec 08: DynamicConfigClass
 // (namespaced) and ClusterDynamicConfigClass (cluster) objects, validated
-// into plain values, with the set's revision and lookup. It does no I/O
-// except reading a --classes-file (file.go); the API-server watch lives in
-// decider/classes/watch.
+// into plain values, with the set's revision and lookup, and the
+// --classes-file stream format (file.go). It does no I/O: cmd reads the
+// file, and the API-server watch lives in decider/classes/watch.
 package classes
 
 import (

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -20,19 +19,10 @@ type FileError struct {
 
 func (e *FileError) Error() string { return strings.Join(e.Problems, "\n") }
 
-// LoadFile reads a YAML (---) or JSON stream of class objects (a v1 List's
-// items count as documents of their own, numbered N.M). Empty documents are
-// skipped. A missing file, an unreadable document or any invalid object is
-// an error: a *FileError listing every problem, or the read error.
-func LoadFile(path string) (*Set, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("classes file: %w", err)
-	}
-	return Parse(path, data)
-}
-
-// Parse is LoadFile on data read from name.
+// Parse reads a YAML (---) or JSON stream of class objects read from file
+// name (a v1 List's items count as documents of their own, numbered N.M).
+// Empty documents are skipped. An unreadable document or any invalid object
+// is a *FileError listing every problem. Reading the file is the caller's.
 func Parse(name string, data []byte) (*Set, error) {
 	var list []Class
 	var problems []string

@@ -56,7 +56,7 @@ func BenchmarkParseVariable(b *testing.B) {
 	text := seedNotAllAreUsed
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, problems := ParseVariable(text); problems != nil {
+		if _, problems := parseVariable(text); problems != nil {
 			b.Fatal(problems)
 		}
 	}

@@ -61,7 +61,7 @@ func TestCanonicalIsStable(t *testing.T) {
 	}
 	var first string
 	for i, text := range texts {
-		p, problems := ParseVariable(text)
+		p, problems := parseVariable(text)
 		if problems != nil {
 			t.Fatalf("text %d: %q", i, problems)
 		}
@@ -98,10 +98,10 @@ func TestCanonicalDiffersWithContent(t *testing.T) {
 		`{targets: [pods], rules: [{environmentVariables: [{name: A, value: x}]}]}`,
 		`{rules: [{environmentVariables: [{name: A, value: x}]}, {environmentVariables: [{name: A, value: x}]}]}`,
 	}
-	bp, _ := ParseVariable(base)
+	bp, _ := parseVariable(base)
 	b := string(Canonical(bp))
 	for _, v := range variants {
-		p, problems := ParseVariable(v)
+		p, problems := parseVariable(v)
 		if problems != nil {
 			t.Fatalf("%s: %q", v, problems)
 		}
@@ -112,12 +112,12 @@ func TestCanonicalDiffersWithContent(t *testing.T) {
 }
 
 func TestCanonicalIsItselfAValidPolicy(t *testing.T) {
-	p, _ := ParseVariable(`{targets: [workloads], rules: [{reject: notAllAreUsed, mode: audit, namespaces: [a], environmentVariables: [{name: A, value: x}, {name: B}]}]}`)
+	p, _ := parseVariable(`{targets: [workloads], rules: [{reject: notAllAreUsed, mode: audit, namespaces: [a], environmentVariables: [{name: A, value: x}, {name: B}]}]}`)
 	c := Canonical(p)
 	if !json.Valid(c) {
 		t.Fatalf("not JSON: %s", c)
 	}
-	if _, problems := ParseVariable(string(c)); problems != nil {
+	if _, problems := parseVariable(string(c)); problems != nil {
 		t.Errorf("the canonical form does not parse: %q", problems)
 	}
 }

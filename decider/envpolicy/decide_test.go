@@ -485,7 +485,7 @@ func TestSeedExamples(t *testing.T) {
 	for _, c := range cases {
 		for offset := range containerKinds {
 			t.Run(c.name+" starting in "+containerKinds[offset], func(t *testing.T) {
-				p, problems := ParseVariable(c.settings)
+				p, problems := parseVariable(c.settings)
 				if problems != nil {
 					t.Fatalf("problems: %q", problems)
 				}

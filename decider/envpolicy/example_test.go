@@ -27,7 +27,7 @@ rules:
       - name: HTTPS_PROXY
       - name: LOG_LEVEL
         value: trace
-`)
+`, docparse.Text)
 	if problems != nil {
 		fmt.Println(problems)
 		return
@@ -55,7 +55,7 @@ rules:
 // to the revision.
 func ExampleDecide_audit() {
 	policy, _ := envpolicy.ParseVariable(`{"rules": [{"reject": "anyNotIn", "mode": "audit",
-  "environmentVariables": [{"name": "OTEL_SERVICE_NAME"}]}]}`)
+  "environmentVariables": [{"name": "OTEL_SERVICE_NAME"}]}]}`, docparse.Text)
 	d := envpolicy.Decide(policy, revision, &decision.Facts{
 		ResourceKind: decision.KindPod, Namespace: "default",
 		Containers: []decision.Container{{Name: "app"}},
@@ -92,7 +92,7 @@ envPolicy:
 // The canonical form enters the revision: defaults filled, keys sorted, a
 // listed value only as its SHA-256.
 func ExampleCanonical() {
-	policy, _ := envpolicy.ParseVariable(`rules: [{environmentVariables: [{name: LOG_LEVEL, value: debug}]}]`)
+	policy, _ := envpolicy.ParseVariable(`rules: [{environmentVariables: [{name: LOG_LEVEL, value: debug}]}]`, docparse.Text)
 	fmt.Println(string(envpolicy.Canonical(policy)))
 	// Output:
 	// {"rules":[{"environmentVariables":[{"name":"LOG_LEVEL","value":"0b8e9e995d8d77f1e4770f0f79665aee6f3f70247b3735422daba73df4c3096f"}],"mode":"enforce","reject":"anyIn"}],"targets":["pods","workloads"]}

@@ -57,7 +57,7 @@ func checkParsed(t *testing.T, p *Policy, problems []string, prefix string) {
 	if !json.Valid(c) {
 		t.Fatalf("canonical form is not JSON: %s", c)
 	}
-	if _, again := ParseVariable(string(c)); again != nil {
+	if _, again := parseVariable(string(c)); again != nil {
 		t.Fatalf("canonical form %s does not parse: %q", c, again)
 	}
 	for k := decision.KindPod; k <= decision.KindCronJob; k++ {
@@ -74,9 +74,9 @@ func FuzzParseVariable(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		p, problems := ParseVariable(text)
+		p, problems := parseVariable(text)
 		checkParsed(t, p, problems, "DYNAMIC_CONFIG_ENV_POLICY")
-		p2, problems2 := ParseVariable(text)
+		p2, problems2 := parseVariable(text)
 		if !reflect.DeepEqual(p, p2) || !reflect.DeepEqual(problems, problems2) {
 			t.Fatalf("two parses differ")
 		}
@@ -98,7 +98,7 @@ func FuzzParseDocument(f *testing.F) {
 }
 
 func TestOddKeysStayOnOneLine(t *testing.T) {
-	_, problems := ParseVariable("{\"a\\nb\": 1, rules: [{environmentVariables: [{name: A}]}]}")
+	_, problems := parseVariable("{\"a\\nb\": 1, rules: [{environmentVariables: [{name: A}]}]}")
 	want := []string{`DYNAMIC_CONFIG_ENV_POLICY: "a\nb": "a\nb" is not an envPolicy setting; the ones there are: targets, rules`}
 	if !reflect.DeepEqual(problems, want) {
 		t.Errorf("got %q", problems)

@@ -5,9 +5,16 @@ import (
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 )
 
 const testRevision = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+
+// parseVariable validates the text of DYNAMIC_CONFIG_ENV_POLICY decoded as
+// the loader decodes it (docparse.Text).
+func parseVariable(text string) (*Policy, []string) {
+	return ParseVariable(text, docparse.Text)
+}
 
 // containerKinds are the three container lists R is the union of.
 var containerKinds = []string{"containers", "initContainers", "ephemeralContainers"}

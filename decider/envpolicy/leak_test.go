@@ -197,7 +197,7 @@ func TestNoValidationProblemContainsAValue(t *testing.T) {
 			text = text[:r.IntN(len(text))]
 			broken++
 		}
-		_, problems := ParseVariable(text)
+		_, problems := parseVariable(text)
 		var doc = parseForFuzz(text)
 		_, docProblems := ParseDocument(doc, "envPolicy")
 		if problems != nil {

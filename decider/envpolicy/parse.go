@@ -1,15 +1,10 @@
 package envpolicy
 
 import (
-	"errors"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
 )
 
@@ -40,30 +35,29 @@ func ParseDocument(node *doctree.Node, path string) (*Policy, []string) {
 	return p, nil
 }
 
+// DecodeText decodes the text of DYNAMIC_CONFIG_ENV_POLICY — one YAML or
+// JSON document — into a tree. Its error says why the text is not one
+// document and follows "not YAML or JSON: " in the problem. The package
+// never parses text itself: decider/docparse.Text is the decoder its callers
+// hand over, so the model stays free of any YAML library.
+type DecodeText func(text string) (*doctree.Node, error)
+
 // ParseVariable validates the text of DYNAMIC_CONFIG_ENV_POLICY (YAML or
-// JSON). Text that is empty after trimming means no policy: (nil, nil). Every
-// problem is returned, each one line of spec 05 §2.2 starting with
-// "DYNAMIC_CONFIG_ENV_POLICY", in document order; with problems the policy is
-// nil.
-func ParseVariable(text string) (*Policy, []string) {
+// JSON), decoded by decode (not nil). Text that is empty after trimming means
+// no policy: (nil, nil). Every problem is returned, each one line of spec 05
+// §2.2 starting with "DYNAMIC_CONFIG_ENV_POLICY", in document order; with
+// problems the policy is nil.
+func ParseVariable(text string, decode DecodeText) (*Policy, []string) {
 	text = strings.Trim(text, " \t\n\r\v\f")
 	if text == "" {
 		return nil, nil
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(strings.NewReader(text))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, []string{notYAML(err)}
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return nil, []string{notYAML(err)}
-		}
-		return nil, []string{VariableName + ": not YAML or JSON: more than one document"}
+	node, err := decode(text)
+	if err != nil {
+		return nil, []string{VariableName + ": not YAML or JSON: " + err.Error()}
 	}
 	ps := &parser{variable: true}
-	p := ps.policy(docparse.FromYAML(&doc), "")
+	p := ps.policy(node, "")
 	if len(ps.problems) > 0 {
 		return nil, ps.problems
 	}
@@ -71,10 +65,6 @@ func ParseVariable(text string) (*Policy, []string) {
 		p.Source, p.Origin = SourceEnvironment, VariableName
 	}
 	return p, nil
-}
-
-func notYAML(err error) string {
-	return VariableName + ": not YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
 // parser walks one policy tree and collects problems. Paths are built

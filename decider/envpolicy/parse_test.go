@@ -205,7 +205,7 @@ func TestValidationMessages(t *testing.T) {
 			}
 		})
 		t.Run(c.name+" (variable)", func(t *testing.T) {
-			p, got := ParseVariable(c.text)
+			p, got := parseVariable(c.text)
 			if want := asVariable(c.want); !reflect.DeepEqual(got, want) {
 				t.Errorf("problems\n got %q\nwant %q", got, want)
 			}
@@ -228,7 +228,7 @@ func TestValidationMessagesLiterally(t *testing.T) {
 	if !reflect.DeepEqual(doc, wantDoc) {
 		t.Errorf("document\n got %q\nwant %q", doc, wantDoc)
 	}
-	_, v := ParseVariable(text)
+	_, v := parseVariable(text)
 	wantVar := []string{
 		`DYNAMIC_CONFIG_ENV_POLICY: targets[0]: "pod": "pods" or "workloads"`,
 		`DYNAMIC_CONFIG_ENV_POLICY: rules[0].reject: "anyin": anyIn, anyNotIn, allAreUsed or notAllAreUsed`,
@@ -236,11 +236,11 @@ func TestValidationMessagesLiterally(t *testing.T) {
 	if !reflect.DeepEqual(v, wantVar) {
 		t.Errorf("variable\n got %q\nwant %q", v, wantVar)
 	}
-	_, top := ParseVariable(`[1]`)
+	_, top := parseVariable(`[1]`)
 	if want := []string{"DYNAMIC_CONFIG_ENV_POLICY: a map with targets and rules; this is a list"}; !reflect.DeepEqual(top, want) {
 		t.Errorf("variable top level\n got %q\nwant %q", top, want)
 	}
-	_, unknown := ParseVariable(`{rules: [{environmentVariables: [{name: A}]}], mode: warn}`)
+	_, unknown := parseVariable(`{rules: [{environmentVariables: [{name: A}]}], mode: warn}`)
 	if want := []string{`DYNAMIC_CONFIG_ENV_POLICY: mode: "mode" is not an envPolicy setting; the ones there are: targets, rules`}; !reflect.DeepEqual(unknown, want) {
 		t.Errorf("variable unknown key\n got %q\nwant %q", unknown, want)
 	}
@@ -255,7 +255,7 @@ func TestVariableNotParseable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, got := ParseVariable(c.text)
+			p, got := parseVariable(c.text)
 			if p != nil || !reflect.DeepEqual(got, []string{c.want}) {
 				t.Errorf("got %v %q, want %q", p, got, c.want)
 			}
@@ -319,7 +319,7 @@ rules:
 	}
 	for _, c := range cases {
 		t.Run(c.name+" (variable)", func(t *testing.T) {
-			got, problems := ParseVariable(c.text)
+			got, problems := parseVariable(c.text)
 			if problems != nil {
 				t.Fatalf("problems: %q", problems)
 			}
@@ -345,8 +345,8 @@ rules:
 
 func TestNoPolicy(t *testing.T) {
 	for _, text := range []string{"", "  \n\t", "null", "~"} {
-		if p, problems := ParseVariable(text); p != nil || problems != nil {
-			t.Errorf("ParseVariable(%q) = %+v, %q; want no policy", text, p, problems)
+		if p, problems := parseVariable(text); p != nil || problems != nil {
+			t.Errorf("parseVariable(%q) = %+v, %q; want no policy", text, p, problems)
 		}
 	}
 	if p, problems := ParseDocument(nil, "envPolicy"); p != nil || problems != nil {
@@ -366,7 +366,7 @@ func TestAliasBombIsBounded(t *testing.T) {
 	b.WriteString("x-vs: &vs [" + strings.Repeat("*v,", 999) + "*v]\n")
 	b.WriteString("x-r: &r {environmentVariables: *vs}\n")
 	b.WriteString("rules: [" + strings.Repeat("*r,", 999) + "*r]\n")
-	_, problems := ParseVariable(b.String())
+	_, problems := parseVariable(b.String())
 	last := problems[len(problems)-1]
 	if !strings.HasPrefix(last, "DYNAMIC_CONFIG_ENV_POLICY: rules[") || !strings.HasSuffix(last, "].environmentVariables: too large: more than 100000 entries once aliases are expanded") {
 		t.Errorf("last problem %q of %d", last, len(problems))

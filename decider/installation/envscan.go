@@ -7,18 +7,21 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 )
 
 // environment is the process environment as the loader sees it.
 type environment struct {
 	values map[string]string
-	names  []string // sorted
+	names  []string             // sorted
+	decode envpolicy.DecodeText // decodes a variable's text holding a document
 }
 
 // newEnvironment reads KEY=value lines; the first occurrence of a name wins,
 // as os.Getenv reads it.
-func newEnvironment(environ []string) environment {
-	e := environment{values: map[string]string{}}
+func newEnvironment(environ []string, decode envpolicy.DecodeText) environment {
+	e := environment{values: map[string]string{}, decode: decode}
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {

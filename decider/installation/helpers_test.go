@@ -23,7 +23,7 @@ func loadYAML(t *testing.T, doc string, env ...string) (*Installation, error) {
 		}
 		d.Root = root
 	}
-	return Build(d, env)
+	return Build(d, env, docparse.Text)
 }
 
 // mustLoad loads and fails the test on any problem.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 )
 
 // BlankDocumentProblem is the one problem of a reload refused because the
@@ -36,11 +37,13 @@ type Document struct {
 
 // Build validates the whole installation — the environment (KEY=value; nil
 // = none) over the document — and returns it, or a *Problems naming every
-// problem in the order of spec 02 §7.3.
-func Build(doc Document, environ []string) (*Installation, error) {
+// problem in the order of spec 02 §7.3. decode (not nil) decodes the text of
+// DYNAMIC_CONFIG_ENV_POLICY into a tree: the model never parses text, its
+// callers hand it decider/docparse.Text.
+func Build(doc Document, environ []string, decode envpolicy.DecodeText) (*Installation, error) {
 	rep := newReport()
 	rep.shape = append(rep.shape, doc.Problems...)
-	return build(doc, newEnvironment(environ), rep)
+	return build(doc, newEnvironment(environ, decode), rep)
 }
 
 // build merges the environment over the document, validates and assembles
@@ -136,7 +139,7 @@ func readSettings(doc Document, docKeys map[string]*doctree.Node, env environmen
 		report := rep.forSetting(i, "")
 		counted := func(p string) { failed[i] = true; report(p) }
 		if envSet {
-			in := input{text: envText, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
+			in := input{text: envText, decode: env.decode, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
 			readings[i], inputs[i] = read(s, in, counted), in
 			if docNode != nil {
 				read(s, docIn, rep.forSetting(i, s.Variable))

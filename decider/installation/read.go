@@ -14,8 +14,9 @@ import (
 // input is one setting's value as one door gives it: the variable's text, or
 // the document's node.
 type input struct {
-	text   string        // the variable's value (environment)
-	node   *doctree.Node // the document's node (document)
+	text   string               // the variable's value (environment)
+	decode envpolicy.DecodeText // decodes text holding a document (environment)
+	node   *doctree.Node        // the document's node (document)
 	ctx    ctx
 	source Source
 	origin string // the variable, or "<document>: <key>"
@@ -281,7 +282,7 @@ func readEnvPolicy(in input, report sink) reading {
 		if trim(in.text) == "" {
 			return reading{}
 		}
-		p, problems = envpolicy.ParseVariable(in.text)
+		p, problems = envpolicy.ParseVariable(in.text, in.decode)
 	} else {
 		n := in.node
 		if doctree.IsNull(n) || (n.Kind == doctree.Scalar && trim(n.Value) == "") {

@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -47,7 +49,9 @@ func RESTConfig(kubeconfig string) (*rest.Config, error) {
 
 // Config is what a Watcher needs.
 type Config struct {
-	REST    *rest.Config
+	REST *rest.Config
+	// Client, when set, is used instead of a client built from REST.
+	Client  dynamic.Interface
 	Store   *classes.Store // a pending store; the watcher swaps each synced set in
 	Logger  *slog.Logger
 	Metrics *metrics.Classes
@@ -58,9 +62,8 @@ type Config struct {
 
 // Watcher runs the two informers.
 type Watcher struct {
-	cfg     Config
-	factory dynamicinformer.DynamicSharedInformerFactory
-	ns, cl  cache.SharedIndexInformer
+	cfg    Config
+	ns, cl cache.SharedIndexInformer
 
 	mu     sync.Mutex
 	synced bool
@@ -69,20 +72,23 @@ type Watcher struct {
 
 // New builds the watcher; Run starts it.
 func New(cfg Config) (*Watcher, error) {
-	if cfg.REST == nil || cfg.Store == nil {
-		return nil, errors.New("classes watch: a REST config and a store are required")
+	if (cfg.REST == nil && cfg.Client == nil) || cfg.Store == nil {
+		return nil, errors.New("classes watch: a REST config (or a client) and a store are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	client, err := dynamic.NewForConfig(cfg.REST)
-	if err != nil {
-		return nil, fmt.Errorf("classes watch: %w", err)
+	client := cfg.Client
+	if client == nil {
+		c, err := dynamic.NewForConfig(cfg.REST)
+		if err != nil {
+			return nil, fmt.Errorf("classes watch: %w", err)
+		}
+		client = c
 	}
 	w := &Watcher{cfg: cfg, warned: map[string]string{}}
-	w.factory = dynamicinformer.NewDynamicSharedInformerFactory(client, 0)
-	w.ns = w.factory.ForResource(NamespacedResource).Informer()
-	w.cl = w.factory.ForResource(ClusterResource).Informer()
+	w.ns = newInformer(client, NamespacedResource)
+	w.cl = newInformer(client, ClusterResource)
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { w.rebuild() },
 		UpdateFunc: func(any, any) { w.rebuild() },
@@ -102,7 +108,8 @@ func New(cfg Config) (*Watcher, error) {
 // Run starts the informers and returns; they stop when ctx ends. The store
 // holds its first set once both informers have synced.
 func (w *Watcher) Run(ctx context.Context) {
-	w.factory.Start(ctx.Done())
+	go w.ns.RunWithContext(ctx)
+	go w.cl.RunWithContext(ctx)
 	go func() {
 		if !cache.WaitForCacheSync(ctx.Done(), w.ns.HasSynced, w.cl.HasSynced) {
 			return
@@ -112,6 +119,24 @@ func (w *Watcher) Run(ctx context.Context) {
 		w.mu.Unlock()
 		w.rebuild()
 	}()
+}
+
+// newInformer is a shared informer of unstructured objects over every
+// namespace of r, without resync. (dynamicinformer would do the same, at the
+// price of importing every typed informer and clientset of client-go.)
+func newInformer(client dynamic.Interface, gvr schema.GroupVersionResource) cache.SharedIndexInformer {
+	r := client.Resource(gvr)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return r.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return r.Watch(ctx, opts)
+		},
+	}
+	// the client tells whether it streams lists (WatchList); a client that
+	// does not (client-go's fake) is listed the classic way
+	return cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client), &unstructured.Unstructured{}, 0, cache.Indexers{})
 }
 
 // watchBroke logs a broken watch; the informer keeps its last synced objects
@@ -169,7 +194,7 @@ func (w *Watcher) rebuild() {
 
 func (w *Watcher) warn(u *unstructured.Unstructured, problems []string) {
 	id := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
-	if w.warned[id] == u.GetResourceVersion() {
+	if rv, seen := w.warned[id]; seen && rv == u.GetResourceVersion() {
 		return
 	}
 	w.warned[id] = u.GetResourceVersion()

@@ -36,7 +36,7 @@ type Options struct {
 // installation (spec 02 §7) and returns it, or a *installation.Problems
 // naming every problem in the order of spec 02 §7.3.
 func Load(opts Options) (*installation.Installation, error) {
-	return installation.Build(readDocument(opts.DocumentPath, opts.DocumentExplicit, opts.RefuseBlankDocument), opts.Environ)
+	return installation.Build(readDocument(opts.DocumentPath, opts.DocumentExplicit, opts.RefuseBlankDocument), opts.Environ, docparse.Text)
 }
 
 // readDocument reads and parses the document at path (spec 02 §1, §5.3).
