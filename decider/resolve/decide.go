@@ -35,16 +35,7 @@ func Decide(inst *installation.Installation, f *decision.Facts) decision.Decisio
 // DecideWithClasses is Decide with a class set (spec 08): nil means classes
 // are off. The set is an input like the installation; nothing is looked up.
 func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
-	if inst == nil {
-		inst = installation.Empty()
-	}
-	if f == nil {
-		f = &decision.Facts{}
-	}
-	if f.Purpose == decision.PurposeValidate {
-		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
-	}
-	return mutate(inst, cls, f, true)
+	return decide(inst, cls, f, true)
 }
 
 // DecidePlan is Decide without the per-value provenance: the renders carry
@@ -58,6 +49,12 @@ func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Dec
 
 // DecidePlanWithClasses is DecidePlan with a class set (nil: classes off).
 func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	return decide(inst, cls, f, false)
+}
+
+// decide routes a request to its path; withValues says whether the renders
+// of the mutating path carry their values (the FULL view) or not (PLAN).
+func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
 	if inst == nil {
 		inst = installation.Empty()
 	}
@@ -67,7 +64,7 @@ func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f 
 	if f.Purpose == decision.PurposeValidate {
 		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
 	}
-	return mutate(inst, cls, f, false)
+	return mutate(inst, cls, f, withValues)
 }
 
 // mutate is the mutating path; withValues says whether the renders carry
