@@ -22,10 +22,7 @@ func runCheckInstallation(args []string, _ io.Reader, stdout, stderr io.Writer) 
 	var inst installationFlags
 	inst.register(fs.FlagSet)
 	output := fs.String("o", "text", "output format: text or json (GetInstallationResponse protojson)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dynamic-config check-installation [--installation FILE | --values FILE] [--no-env] [-o text|json]")
-		fs.PrintDefaults()
-	}
+	fs.completeValues("o", "text", "json")
 	if _, code, done := parseArgs(fs, &global, args, stderr); done {
 		return code
 	}

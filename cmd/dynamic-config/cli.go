@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,10 @@ import (
 func runCommandLine(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitOK
 	root := newRootCommand(args, stdin, stdout, stderr, &code)
+	if msg, ok := unknownCommand(root, args); ok {
+		fmt.Fprintf(stderr, "dynamic-config: %s\nSee 'dynamic-config --help'.\n", msg)
+		return exitUsage
+	}
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintf(stderr, "dynamic-config: %s\nSee 'dynamic-config --help'.\n", shortError(err))
@@ -31,8 +36,13 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 		Short:         "dynamic-config admission: the gRPC decider, the admission front door and the offline doors",
 		Version:       binaryVersion(),
 		SilenceErrors: true,
-		SilenceUsage:  true,
-		Args:          cobra.NoArgs,
+		// "did you mean": a typo of one or two letters, or a prefix
+		SuggestionsMinimumDistance: 2,
+		SilenceUsage:               true,
+		Args:                       cobra.NoArgs,
+		// completion is a subcommand of ours (completion.go): one help
+		// style, and only the shells the usage names
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		// Without a subcommand: the usage on stderr, exit 2 (spec 07 §1).
 		Run: func(c *cobra.Command, _ []string) {
 			usage(stderr)
@@ -67,15 +77,47 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 				return nil
 			},
 		}
+		if name == "completion" {
+			cmd.ValidArgs = completionShells
+		}
 		if completing {
-			// the flags are only needed to complete them
+			// the flags are only needed to complete them; cobra completes
+			// flag values only for a command whose flags it parses (the
+			// command is not run while completing)
 			if pfs := describeFlags(name, sc); pfs != nil {
-				cmd.Flags().AddFlagSet(pfs)
+				addCompletions(cmd, pfs)
+				cmd.DisableFlagParsing = false
 			}
 		}
 		root.AddCommand(cmd)
 	}
 	return root
+}
+
+// unknownCommand reports a first argument that names no subcommand, with
+// the subcommands it may be a misspelling of. A flag (--help, --version) or
+// cobra's own commands (help, __complete) are left to cobra.
+func unknownCommand(root *cobra.Command, args []string) (msg string, unknown bool) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", false
+	}
+	name := args[0]
+	if _, ok := subcommands[name]; ok || name == "help" || strings.HasPrefix(name, cobra.ShellCompRequestCmd) {
+		return "", false
+	}
+	msg = fmt.Sprintf("unknown command %q", name)
+	if suggestions := root.SuggestionsFor(name); len(suggestions) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", joinWords(quoted(suggestions), "or"))
+	}
+	return msg, true
+}
+
+func quoted(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = strconv.Quote(w)
+	}
+	return out
 }
 
 // shortError is cobra's error without the "for \"dynamic-config\"" tail.
@@ -100,7 +142,6 @@ func usage(w io.Writer) {
 	for _, name := range subcommandNames() {
 		fmt.Fprintf(w, "  %-20s %s\n", name, subcommands[name].summary)
 	}
-	fmt.Fprintf(w, "  %-20s %s\n", "completion", "prints a shell completion script: bash, zsh or fish")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "  --version            prints the version")
 	fmt.Fprintln(w, "Run 'dynamic-config <subcommand> --help' for a subcommand's flags.")

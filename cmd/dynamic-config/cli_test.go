@@ -78,8 +78,26 @@ func TestCommandLineConventions(t *testing.T) {
 			"", "explain: unknown shorthand flag: 'z' in -z\nSee 'dynamic-config explain --help'.\n", exitUsage},
 		{"a missing value names the flag", "", []string{"inject", "--filename"},
 			"", "inject: flag needs an argument: --filename\nSee 'dynamic-config inject --help'.\n", exitUsage},
-		{"an unknown subcommand is a short error", "", []string{"injekt"},
-			"", "dynamic-config: unknown command \"injekt\"\nSee 'dynamic-config --help'.\n", exitUsage},
+		{"an unknown subcommand is a short error", "", []string{"nosuch"},
+			"", "dynamic-config: unknown command \"nosuch\"\nSee 'dynamic-config --help'.\n", exitUsage},
+		{"a misspelt subcommand is answered with the one it may mean", "", []string{"injekt"},
+			"", "dynamic-config: unknown command \"injekt\"; did you mean \"inject\"?\nSee 'dynamic-config --help'.\n", exitUsage},
+		{"an unknown subcommand with --help is still an unknown subcommand", "", []string{"nosuch", "--help"},
+			"", "unknown command \"nosuch\"", exitUsage},
+		{"completion offers only the shells the usage names", "", []string{"__complete", "completion", ""},
+			"bash\nzsh\nfish\n:4\n", "", exitOK},
+		{"completion completes -o to the command's outputs", "", []string{"__complete", "inject", "-o", ""},
+			"yaml\njson\npatch\nreview\n:4\n", "", exitOK},
+		{"completion completes the log level", "", []string{"__complete", "decider", "--log-level", ""},
+			"debug\ninfo\nwarn\nerror\n:4\n", "", exitOK},
+		{"completion offers installation documents for --installation", "", []string{"__complete", "check-installation", "--installation", ""},
+			"yaml\nyml\njson\ntoml\n:8\n", "", exitOK},
+		{"completion of a shell it has no script for is refused", "", []string{"completion", "powershell"},
+			"", "completion: \"powershell\" is not a shell this writes a script for: bash, zsh or fish\n", exitUsage},
+		{"completion without a shell is refused", "", []string{"completion"},
+			"", "completion: name the shell: bash, zsh or fish\n", exitUsage},
+		{"completion's --help is a help page like the others", "", []string{"completion", "--help"},
+			"", "usage: dynamic-config completion bash|zsh|fish\n", exitOK},
 		{"--version prints the version", "", []string{"--version"},
 			"dynamic-config " + binaryVersion() + "\n", "", exitOK},
 		{"--help lists the subcommands on stdout", "", []string{"--help"},
@@ -144,5 +162,64 @@ func TestEveryDeclaredFlagParsesThroughPflag(t *testing.T) {
 	}
 	if !fs.isSet("addr") || !fs.isSet("plaintext") || !fs.isSet("reload-interval") || fs.isSet("tls-cert") {
 		t.Error("isSet does not see what pflag set and what the environment set")
+	}
+}
+
+// Every subcommand's --help is one page in one style: the usage line, what
+// it does, at least one example naming the subcommand, then pflag's flags.
+func TestEverySubcommandHasOneHelpStyleWithExamples(t *testing.T) {
+	withFoundationEnv(t, nil)
+	for _, name := range subcommandNames() {
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := cliRun(t, "", name, "--help")
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			page := stderr
+			for _, want := range []string{
+				"usage: dynamic-config " + name,
+				"\nExamples:\n  # ",
+				"\n  dynamic-config " + name,
+				"\nFlags:\n",
+				"      --log-level string",
+			} {
+				if !strings.Contains(page, want) {
+					t.Errorf("help page lacks %q:\n%s", want, page)
+				}
+			}
+			if strings.Contains(page, "Usage of ") || strings.Contains(page, "\n  -log-level") {
+				t.Errorf("help page is in the standard library's style:\n%s", page)
+			}
+		})
+	}
+}
+
+// A refusal of an offline door with no installation document loaded says
+// so; with an installation it does not.
+func TestARefusalWithoutAnInstallationHintsAtIt(t *testing.T) {
+	withFoundationEnv(t, nil)
+	dir := t.TempDir()
+	pod := explainWriteFile(t, dir, "pod.yaml", strings.Replace(cliPod, "    dynamic-config.rs/endpoint: \"http://consul:8500\"\n", "", 1))
+	empty := explainWriteFile(t, dir, "empty.yaml", "")
+	const hint = "hint: no installation document was loaded"
+	cases := []struct {
+		name     string
+		args     []string
+		wantHint bool
+	}{
+		{"inject without an installation", []string{"inject", "-f", pod, "--no-env", "--installation", ""}, true},
+		{"explain without an installation", []string{"explain", "-f", pod, "--no-env"}, true},
+		{"inject with an installation document", []string{"inject", "-f", pod, "--no-env", "--installation", empty}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := cliRun(t, "", c.args...)
+			if code != exitRefused {
+				t.Fatalf("exit %d, want %d (refused)\nstdout:\n%s\nstderr:\n%s", code, exitRefused, stdout, stderr)
+			}
+			if got := strings.Contains(stderr, hint); got != c.wantHint {
+				t.Errorf("hint shown: %v, want %v\nstderr:\n%s", got, c.wantHint, stderr)
+			}
+		})
 	}
 }

@@ -87,6 +87,9 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, x := range results {
 		if x.refused() {
+			if in.noDocument {
+				fmt.Fprintln(stderr, noInstallationHint("explain"))
+			}
 			return exitRefused
 		}
 	}

@@ -21,6 +21,12 @@ type flagSet struct {
 	*flag.FlagSet
 	name string
 	env  []envBinding
+	// values are the values shell completion offers for a flag.
+	values map[string][]string
+	// positional is how many arguments the command takes (completion: 1).
+	positional int
+	// args are the positional arguments parse found.
+	args []string
 }
 
 // envBinding ties a flag to its environment variable.
@@ -38,6 +44,14 @@ func newFlagSet(name string, stderr io.Writer) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return &flagSet{FlagSet: fs, name: name}
+}
+
+// completeValues makes shell completion offer values for flag name.
+func (f *flagSet) completeValues(name string, values ...string) {
+	if f.values == nil {
+		f.values = map[string][]string{}
+	}
+	f.values[name] = values
 }
 
 func (f *flagSet) bind(name, variable string, emptyIsUnset bool, want string) {
@@ -88,7 +102,7 @@ var errUsage = errors.New("usage error")
 // error but errHelp has been printed to the flag set's output: one short line
 // and where to find the help.
 func (f *flagSet) parse(args []string) error {
-	pfs := pflagsOf(f.FlagSet)
+	pfs := f.pflags()
 	if len(args) == 1 && args[0] == describeArg {
 		recordDescribed(f.name, pfs)
 		return errHelp
@@ -101,10 +115,11 @@ func (f *flagSet) parse(args []string) error {
 		fmt.Fprintf(f.Output(), "%s: %v\nSee 'dynamic-config %s --help'.\n", f.name, err, f.name)
 		return errUsage
 	}
-	if pfs.NArg() > 0 {
-		fmt.Fprintf(f.Output(), "%s: unexpected argument %q\nSee 'dynamic-config %s --help'.\n", f.name, pfs.Arg(0), f.name)
+	if pfs.NArg() > f.positional {
+		fmt.Fprintf(f.Output(), "%s: unexpected argument %q\nSee 'dynamic-config %s --help'.\n", f.name, pfs.Arg(f.positional), f.name)
 		return errUsage
 	}
+	f.args = pfs.Args()
 	given := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	for _, b := range f.env {
@@ -123,20 +138,14 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
-// printUsage prints the subcommand's usage: its own Usage when it has one,
-// else a generic synopsis and the flags.
+// printUsage prints the subcommand's help page (help.go).
 func (f *flagSet) printUsage() {
-	if f.Usage != nil {
-		f.Usage()
-		return
-	}
-	fmt.Fprintf(f.Output(), "usage: dynamic-config %s [flags]\n\nFlags:\n", f.name)
-	f.PrintDefaults()
+	writeHelp(f.Output(), f.name, f.pflags().FlagUsages())
 }
 
 // PrintDefaults prints the flags as pflag does (-f, --filename FILE …).
 func (f *flagSet) PrintDefaults() {
-	_, _ = io.WriteString(f.Output(), pflagsOf(f.FlagSet).FlagUsages())
+	_, _ = io.WriteString(f.Output(), f.pflags().FlagUsages())
 }
 
 // isSet reports whether the flag was given or came from its variable.
@@ -156,6 +165,8 @@ type globalFlags struct {
 func (g *globalFlags) register(f *flagSet, defaultFormat string) {
 	f.stringVar(&g.logLevel, "log-level", "DYNAMIC_CONFIG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
 	f.stringVar(&g.logFormat, "log-format", "DYNAMIC_CONFIG_LOG_FORMAT", defaultFormat, "log format: json or text")
+	f.completeValues("log-level", "debug", "info", "warn", "error")
+	f.completeValues("log-format", "json", "text")
 }
 
 // parseArgs parses a subcommand's flags and builds its logger. It returns

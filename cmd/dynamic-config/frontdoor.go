@@ -73,6 +73,8 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME", "", "the cluster this front door admits for, sent with every decision request (empty = the decider's own cluster)")
 	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
+	fs.completeValues("on-decider-error", handler.OnErrorDeny, handler.OnErrorAllow)
+	fs.completeValues("on-decider-error-validate", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.int64Var(&d.maxRequestBytes, "max-request-bytes", "DYNAMIC_CONFIG_FRONTDOOR_MAX_REQUEST_BYTES", handler.DefaultMaxRequestBytes, "AdmissionReview body limit; the gRPC message limits to the decider are twice it (set the decider's alike)")
 	fs.durationVar(&d.certReloadInterval, "cert-reload-interval", "DYNAMIC_CONFIG_FRONTDOOR_CERT_RELOAD_INTERVAL", 10*time.Second, "serving pair poll interval")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", httpserver.DefaultShutdownGrace, "drain bound on SIGTERM")

@@ -58,7 +58,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code = exitOK
 	for _, r := range results {
 		for _, t := range r.targets {
-			writeInjectLine(stderr, r.doc.file, t)
+			writeInjectLine(stderr, r.doc.file, t, in.verbose)
 		}
 		if len(r.targets) == 0 {
 			fmt.Fprintf(stderr, "%s: nothing to inject (an empty List)\n", r.doc.file)
@@ -66,6 +66,9 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if r.Refused() {
 			code = exitRefused
 		}
+	}
+	if code == exitRefused && in.noDocument {
+		fmt.Fprintln(stderr, noInstallationHint("inject"))
 	}
 	if err := writeInjectOutput(stdout, results, in.output); err != nil {
 		fmt.Fprintf(stderr, "inject: %v\n", err)
@@ -195,14 +198,17 @@ func skipText(d *deciderv1.Decision) string {
 }
 
 // writeInjectLine writes one pod's stderr line and its warnings: "<file>:"
-// and, for a workload's template, "<Kind>/<name>:".
-func writeInjectLine(w io.Writer, file string, r *targetResult) {
+// and, for a workload's template, "<Kind>/<name>:". A document passed
+// through (not a kind inject patches) is noted only when verbose.
+func writeInjectLine(w io.Writer, file string, r *targetResult, verbose bool) {
 	where := file
 	if r.label != "" {
 		where += ": " + r.label
 	}
 	if r.admitted == nil {
-		fmt.Fprintf(w, "%s: passed through unchanged (inject patches %s)\n", where, injectKinds)
+		if verbose {
+			fmt.Fprintf(w, "%s: passed through unchanged (inject patches %s)\n", where, injectKinds)
+		}
 		return
 	}
 	a := r.Answer

@@ -146,13 +146,23 @@ func TestInjectDeploymentEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	path := explainWriteFile(t, dir, "deploy.yaml", deploy+"---\n"+service)
 
-	t.Run("the YAML stream comes back whole, the template injected, the Service untouched", func(t *testing.T) {
-		stdout, stderr, code := injectRun(t, "", "-f", path)
+	t.Run("-v also notes the Service passed through", func(t *testing.T) {
+		_, stderr, code := injectRun(t, "", "-f", path, "-v")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		wantErr := path + ": Deployment/web: injected (1 agent container(s))\n" +
 			path + ": Service/web: passed through unchanged (inject patches " + injectKinds + ")\n"
+		if stderr != wantErr {
+			t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
+		}
+	})
+	t.Run("the YAML stream comes back whole, the template injected, the Service untouched", func(t *testing.T) {
+		stdout, stderr, code := injectRun(t, "", "-f", path)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		wantErr := path + ": Deployment/web: injected (1 agent container(s))\n"
 		if stderr != wantErr {
 			t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
 		}
@@ -237,7 +247,7 @@ func TestInjectDeploymentEndToEnd(t *testing.T) {
 		d, _ := yaml.YAMLToJSON([]byte(deploy))
 		s, _ := yaml.YAMLToJSON([]byte(service))
 		list := `{"apiVersion":"v1","kind":"List","items":[` + string(s) + `,` + string(d) + `]}`
-		stdout, stderr, code := injectRun(t, list, "-f", "-", "-o", "patch")
+		stdout, stderr, code := injectRun(t, list, "-f", "-", "-o", "patch", "--verbose")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}

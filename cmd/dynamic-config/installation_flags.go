@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 
@@ -88,4 +89,14 @@ func lookupEnv(environ []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// noInstallationHint is what an offline door adds to a refusal when no
+// installation document was loaded: most refusals then mean a value the
+// installation would have given.
+func noInstallationHint(cmd string) string {
+	return fmt.Sprintf("%s: hint: no installation document was loaded (no --installation or --values, $%s unset, %s absent), "+
+		"so only the pod's annotations and the DYNAMIC_CONFIG_* environment were used; "+
+		"pass the installation the decider runs with --installation FILE, or the chart's values with --values FILE",
+		cmd, installation.DefaultsFileVariable, installation.DefaultDocumentPath)
 }

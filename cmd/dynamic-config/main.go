@@ -15,21 +15,32 @@ const (
 	exitUsage   = 2 // usage, unreadable input, I/O error, or an invalid installation
 )
 
-// subcommand runs one subcommand with its arguments and returns the exit code.
+// subcommand is one subcommand: what runs it and its help page (help.go).
 type subcommand struct {
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	summary string
+	// synopsis is the usage line; examples are shown by --help, each a
+	// comment line and a command.
+	synopsis string
+	examples []example
 }
 
-var subcommands = map[string]subcommand{
-	"decider":            {runDecider, "the gRPC decider (holds and reloads the installation)"},
-	"frontdoor":          {runFrontdoor, "the admission HTTPS server (/mutate, /validate); stateless, talks to a decider"},
-	"serve":              {runServe, "decider and front door in one process on loopback"},
-	"inject":             {runInject, "offline mutation: prints the mutated manifest, or the refusal"},
-	"explain":            {runExplain, "per-value provenance and the whole decision"},
-	"check-installation": {runCheckInstallation, "validates an installation, prints every problem"},
-	"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew"},
-	"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version"},
+// subcommands is the command table. It is filled in init because the help
+// pages and completion (which read it) are reached from the run functions.
+var subcommands map[string]subcommand
+
+func init() {
+	subcommands = map[string]subcommand{
+		"decider":            {runDecider, "the gRPC decider (holds and reloads the installation)", deciderSynopsis, deciderExamples},
+		"frontdoor":          {runFrontdoor, "the admission HTTPS server (/mutate, /validate); stateless, talks to a decider", frontdoorSynopsis, frontdoorExamples},
+		"serve":              {runServe, "decider and front door in one process on loopback", serveSynopsis, serveExamples},
+		"inject":             {runInject, "offline mutation: prints the mutated manifest, or the refusal", injectUsage, injectExamples},
+		"explain":            {runExplain, "per-value provenance and the whole decision", explainUsage, explainExamples},
+		"check-installation": {runCheckInstallation, "validates an installation, prints every problem", checkInstallationSynopsis, checkInstallationExamples},
+		"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew", fleetStatusSynopsis, fleetStatusExamples},
+		"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version", versionSynopsis, versionExamples},
+		"completion":         {runCompletion, "prints a shell completion script: bash, zsh or fish", completionSynopsis, completionExamples},
+	}
 }
 
 func main() {

@@ -47,6 +47,8 @@ type offlineFlags struct {
 	// classesFile is --classes-file (spec 08 §2): the offline doors read
 	// classes only from a file.
 	classesFile string
+	// verbose (-v) adds the notes about documents passed through.
+	verbose bool
 }
 
 // fileList is a repeatable -f flag.
@@ -72,13 +74,11 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
 	fs.StringVar(&f.classesFile, "classes-file", "", classesFileHelp)
+	fs.BoolVar(&f.verbose, "v", false, "also say which documents were passed through, and why")
 	if cmd.flags != nil {
 		cmd.flags(fs, f)
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, cmd.synopsis)
-		fs.PrintDefaults()
-	}
+	fs.completeValues("o", cmd.outputs...)
 	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
 		return nil, code, true
 	}
@@ -102,6 +102,9 @@ type offlineInput struct {
 	installation *installation.Installation
 	classes      *classes.Set // nil: classes off
 	docs         []*manifestDocument
+	// noDocument: no installation document was found (the empty one is in
+	// force); a refusal then says so (noInstallationHint).
+	noDocument bool
 }
 
 // readOfflineInput parses cmd's command line, loads the installation the
@@ -133,7 +136,8 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
-	return &offlineInput{offlineFlags: flags, installation: inst, classes: set, docs: docs}, exitOK, false
+	return &offlineInput{offlineFlags: flags, installation: inst, classes: set, docs: docs,
+		noDocument: flags.inst.values == "" && !inst.DocumentPresent}, exitOK, false
 }
 
 // joinWords joins words as "a", "a <conjunction> b", "a, b <conjunction> c".

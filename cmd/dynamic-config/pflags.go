@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -23,6 +24,26 @@ var shorthandLongNames = map[string]string{
 	"f": "filename",
 	"o": "output",
 	"n": "namespace",
+	"v": "verbose",
+}
+
+// pflags returns the pflag view of the flag set, with what shell completion
+// offers for each flag (completion.go).
+func (f *flagSet) pflags() *pflag.FlagSet {
+	pfs := pflagsOf(f.FlagSet)
+	pfs.VisitAll(func(pf *pflag.Flag) {
+		values, ok := f.values[pf.Name]
+		if !ok && pf.Shorthand != "" {
+			values, ok = f.values[pf.Shorthand]
+		}
+		switch {
+		case ok:
+			_ = pfs.SetAnnotation(pf.Name, completionValuesAnnotation, values)
+		case len(fileFlagExtensions[pf.Name]) > 0:
+			_ = pfs.SetAnnotation(pf.Name, cobra.BashCompFilenameExt, fileFlagExtensions[pf.Name])
+		}
+	})
+	return pfs
 }
 
 // pflagsOf returns the pflag view of fs.
