@@ -14,14 +14,14 @@ import (
 )
 
 // explainUsage is the synopsis of spec 07 §1.5.
-const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [--all] [--release-namespace NS] [-o text|json]"
+const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [--all] [--release-namespace NS] [-o text|json|yaml]"
 
 // explainCommand is explain's command line (spec 07 §1.5).
 var explainCommand = offlineCommand{
 	name:          "explain",
 	synopsis:      explainUsage,
 	fileHelp:      "Pod or workload manifests: a file (YAML documents or JSON), a directory (its .yaml, .yml and .json files) or - for stdin; repeatable",
-	outputs:       []string{"text", "json"},
+	outputs:       []string{"text", "json", "yaml"},
 	outputDefault: "text",
 	flags: func(fs *flagSet, f *offlineFlags) {
 		fs.BoolVar(&f.all, "all", false, "show every knob, the unset ones too (default: only the knobs that have a value)")
@@ -31,6 +31,12 @@ var explainCommand = offlineCommand{
 	// no admit: explain's kind rule (a Pod or one of the seven workload
 	// kinds, facts.ValidateKind) is applied as each document is decided,
 	// from the request it is decided with.
+}
+
+// explainStructured are explain's machine outputs (-o).
+var explainStructured = map[string]func(io.Writer, []*explanation) error{
+	"json": explainWriteJSON,
+	"yaml": explainWriteYAML,
 }
 
 // runExplain prints every render's knobs with their provenance, the gates,
@@ -68,8 +74,8 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		results = append(results, x)
 	}
 
-	if in.output == "json" {
-		if err := explainWriteJSON(stdout, results); err != nil {
+	if write, ok := explainStructured[in.output]; ok {
+		if err := write(stdout, results); err != nil {
 			fmt.Fprintf(stderr, "explain: %v\n", err)
 			return exitUsage
 		}
@@ -113,6 +119,20 @@ type explanation struct {
 	// denial is the front door's own denial when no decision refused (an
 	// unusable answer, 04 §5); nil otherwise.
 	denial *review.Status
+	// template is a workload's pod template pointer ("" for a Pod): mutate
+	// is then the decision on the pods the workload creates.
+	template string
+}
+
+// templateFacts are the facts of a workload's template decided as a Pod.
+func templateFacts(pod []byte, namespace string) (*deciderv1.PodFacts, error) {
+	req := &review.Request{UID: offlineUID, Kind: review.GroupVersionKind{Version: "v1", Kind: "Pod"},
+		Namespace: namespace, Operation: "CREATE", Object: pod}
+	obj, err := facts.Decode(req, facts.ValidateKind(req), pod)
+	if err != nil {
+		return nil, fmt.Errorf("the pod template: %w", err)
+	}
+	return obj.Facts, nil
 }
 
 // refused reports whether the document was denied.
@@ -154,26 +174,39 @@ func explain(ctx context.Context, e *offlineEngine, doc *manifestDocument, names
 		return nil, fmt.Errorf("%s: %w", doc.where(), err)
 	}
 	x := &explanation{kind: kind.Name, facts: obj.Facts, policy: e.Installation().EnvPolicy, namespace: namespace}
+	pod, podFacts := doc.raw, obj.Facts
 	if !kind.IsPod() {
-		// workloads: the validating path only (07 §1.5)
-		x.validate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE, obj.Facts)
-		return x, err
+		// workloads: /validate on the workload (07 §1.5), and /mutate on
+		// its template as the pods it creates meet it — what inject adds
+		// to the same file (issue 20)
+		if x.validate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE, obj.Facts); err != nil {
+			return nil, err
+		}
+		t, err := objectPodTarget(doc.raw, "", namespace, "")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", doc.where(), err)
+		}
+		x.template = t.pointer
+		pod = t.pod
+		if podFacts, err = templateFacts(pod, namespace); err != nil {
+			return nil, fmt.Errorf("%s: %w", doc.where(), err)
+		}
 	}
 
-	// pods: /mutate, then /validate on the mutated pod when a pods-targeting
-	// envPolicy exists — inject's path exactly
-	a, err := e.admitPod(doc.raw, namespace, doc.head.Metadata.Name)
+	// pods and templates: /mutate, then (a Pod) /validate on the mutated pod
+	// when a pods-targeting envPolicy exists — inject's path exactly
+	a, err := e.admitPod(pod, namespace, doc.head.Metadata.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.where(), err)
 	}
 	if a.Mutate != nil {
 		x.mutate = &deciderv1.DecisionResponse{Decision: a.Mutate}
-	} else if x.mutate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE, obj.Facts); err != nil {
+	} else if x.mutate, err = e.decide(ctx, deciderv1.Purpose_PURPOSE_MUTATE, podFacts); err != nil {
 		// the front door allowed without an RPC (step A3); the decider's
 		// own answer shows the skip with the revision
 		return nil, err
 	}
-	if a.Validate != nil {
+	if a.Validate != nil && kind.IsPod() {
 		x.validate = &deciderv1.DecisionResponse{Decision: a.Validate}
 	}
 	if a.Refused() && !x.refused() {

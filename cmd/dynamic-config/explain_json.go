@@ -7,13 +7,40 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"sigs.k8s.io/yaml"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
+// explainWriteYAML prints explainWriteJSON's objects as YAML, one document
+// per manifest document, separated by ---.
+func explainWriteYAML(w io.Writer, results []*explanation) error {
+	for i, x := range results {
+		var b bytes.Buffer
+		if err := explainWriteJSON(&b, []*explanation{x}); err != nil {
+			return err
+		}
+		data, err := yaml.JSONToYAML(b.Bytes())
+		if err != nil {
+			return fmt.Errorf("encode the explanation as YAML: %w", err)
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // explainWriteJSON prints protojson DecisionResponses: one object per
-// document ({"mutate": …, "validate": …, "webhook": {"path", "reached",
-// "blocked", "provided"}}), a JSON array for several.
+// document ({"mutate": …, "validate": …, "template": a workload's pod
+// template pointer, "webhook": {"path", "reached", "blocked",
+// "provided"}}), a JSON array for several. A workload's mutate is the
+// decision on the pods it creates.
 func explainWriteJSON(w io.Writer, results []*explanation) error {
 	objects := make([]json.RawMessage, 0, len(results))
 	for _, x := range results {
@@ -35,6 +62,9 @@ func explainWriteJSON(w io.Writer, results []*explanation) error {
 			}
 			fmt.Fprintf(&b, "%q:", part.name)
 			b.Write(data)
+		}
+		if x.template != "" {
+			fmt.Fprintf(&b, `,"template":%q`, x.template)
 		}
 		if x.reach != nil {
 			data, err := json.Marshal(x.reach)

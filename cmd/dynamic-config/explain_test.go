@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sigs.k8s.io/yaml"
 	"strings"
 	"testing"
 
@@ -188,6 +189,7 @@ const explainPolicy = `envPolicy:
 // explainJSONDocument is one document of explain -o json.
 type explainJSONDocument struct {
 	Mutate, Validate map[string]map[string]any
+	Template         string
 	Webhook          *webhookReach
 }
 
@@ -254,14 +256,14 @@ func TestExplainCommand(t *testing.T) {
 			t.Errorf("want {\"mutate\": {\"decision\": …}, \"webhook\": …} only:\n%s", out)
 		}
 	})
-	t.Run("a workload goes through the validating path only and a policy refusal exits 1", func(t *testing.T) {
+	t.Run("a workload is validated itself, its template mutated as its pods, and a policy refusal exits 1", func(t *testing.T) {
 		out, errOut, code := explainRun(t, "-f", deployment, "--installation", policy, "--no-env", "-o", "json")
 		var got explainJSONDocument
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("not JSON: %v\n%s%s", err, out, errOut)
 		}
-		if got.Mutate != nil || got.Validate == nil || got.Webhook.Path != "/validate" {
-			t.Errorf("want {\"validate\": …, \"webhook\": {\"path\": \"/validate\", …}} only:\n%s", out)
+		if got.Mutate == nil || got.Validate == nil || got.Template != "/spec/template" || got.Webhook.Path != "/validate" {
+			t.Errorf("want {\"mutate\": …, \"validate\": …, \"template\": \"/spec/template\", \"webhook\": {\"path\": \"/validate\", …}}:\n%s", out)
 		}
 		if outcome := got.Validate["decision"]["outcome"]; outcome == "OUTCOME_REFUSE" && code != exitRefused {
 			t.Errorf("a refusal exits %d, want %d", code, exitRefused)
@@ -290,9 +292,55 @@ func TestExplainCommand(t *testing.T) {
 			t.Errorf("want a pod's mutate and a deployment's validate:\n%s", out)
 		}
 	})
+	t.Run("a workload's template is explained as the pods it creates, as inject patches them", func(t *testing.T) {
+		asking := explainWriteFile(t, dir, "asking.yaml", strings.Replace(explainDeployment, "  template:\n    spec:\n",
+			"  template:\n    metadata:\n      annotations:\n        dynamic-config.rs/inject: \"true\"\n        dynamic-config.rs/source: consul\n"+
+				"        dynamic-config.rs/endpoint: http://consul:8500\n        dynamic-config.rs/key: app/config\n        dynamic-config.rs/path: /config/app.toml\n    spec:\n", 1))
+		out, errOut, code := explainRun(t, "-f", asking, "--installation", empty, "--no-env")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s%s", code, out, errOut)
+		}
+		for _, want := range []string{
+			"deployment shop/web   outcome: inject",
+			"pod template spec.template: the renders, gates and plan below are /mutate's on every pod the Deployment creates",
+			"render (default)  source consul",
+			"plan: 1 volume, mount into web, dynamic-config-agent → containers",
+			"env policy: no environment-variable policy",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("explain lacks %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("-o yaml is -o json's objects as YAML, one document each", func(t *testing.T) {
+		jsonOut, _, _ := explainRun(t, "-f", both, "--installation", empty, "--no-env", "-o", "json")
+		yamlOut, errOut, code := explainRun(t, "-f", both, "--installation", empty, "--no-env", "-o", "yaml")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var fromJSON []explainJSONDocument
+		if err := json.Unmarshal([]byte(jsonOut), &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		docs := strings.Split(yamlOut, "\n---\n")
+		if len(docs) != len(fromJSON) {
+			t.Fatalf("%d YAML documents, want %d:\n%s", len(docs), len(fromJSON), yamlOut)
+		}
+		for i, doc := range docs {
+			var got explainJSONDocument
+			if err := yaml.UnmarshalStrict([]byte(doc), &got); err != nil {
+				t.Fatalf("document %d is not strict YAML of the JSON shape: %v\n%s", i+1, err, doc)
+			}
+			want := fromJSON[i]
+			if got.Template != want.Template || (got.Mutate == nil) != (want.Mutate == nil) || (got.Validate == nil) != (want.Validate == nil) ||
+				got.Mutate["decision"]["outcome"] != want.Mutate["decision"]["outcome"] {
+				t.Errorf("document %d differs from the JSON one:\n%s", i+1, doc)
+			}
+		}
+	})
 	t.Run("several documents in text are separated by a blank line", func(t *testing.T) {
 		out, _, _ := explainRun(t, "-f", both, "--installation", empty, "--no-env")
-		if !strings.Contains(out, "\n\ndeployment shop/web   outcome: skip (no environment-variable policy)") {
+		if !strings.Contains(out, "\n\ndeployment shop/web   outcome: skip (no dynamic-config.rs/ annotation)") {
 			t.Errorf("unexpected text:\n%s", out)
 		}
 	})
@@ -372,7 +420,7 @@ func TestExplainCommand(t *testing.T) {
 		want string
 	}{
 		{"without -f", []string{"--installation", empty}, "-f FILE is required"},
-		{"with an unknown output", []string{"-f", pod, "-o", "yaml", "--installation", empty}, `-o is "yaml"`},
+		{"with an unknown output", []string{"-f", pod, "-o", "patch", "--installation", empty}, `-o is "patch": text, json or yaml`},
 		{"with --installation and --values", []string{"-f", pod, "--installation", empty, "--values", empty}, "cannot be used together"},
 		{"with a document that is not a pod or workload", []string{"-f", configMap, "--installation", empty, "--no-env"},
 			"explain takes Pods and workloads; " + configMap + " document 1 is a ConfigMap"},

@@ -80,6 +80,10 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 	if x.reach != nil {
 		fmt.Fprintln(w, x.reach.text())
 	}
+	if x.template != "" {
+		fmt.Fprintf(w, "pod template %s: the renders, gates and plan below are /mutate's on every pod the %s creates; the env policy is /validate's on the %s\n",
+			strings.ReplaceAll(x.template[1:], "/", "."), x.kind, x.kind)
+	}
 
 	if d := x.mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
