@@ -211,6 +211,24 @@ do_all() {
     || { cat "$work/check.out" >&2; fail "typo: check-installation --values did not report both problems"; }
   echo "seed-000 with two typos: refused (exit 2) with both problems, rendered and --values"
 
+  # NOTES.txt's example pod is injected under the chart's defaults (issue 20).
+  # helm template skips NOTES.txt: render a copy of the chart whose NOTES.txt is a template
+  rm -rf "$work/notes-chart" && cp -r "$chart" "$work/notes-chart"
+  { echo '{{- define "notes.text" -}}'; cat "$chart/templates/NOTES.txt"; echo '{{- end -}}'; } > "$work/notes-chart/templates/_notes.tpl"
+  rm "$work/notes-chart/templates/NOTES.txt"
+  printf '%s\n' 'apiVersion: v1' 'kind: ConfigMap' 'metadata: {name: notes}' 'data:' '  notes: |' \
+    '    {{- include "notes.text" . | nindent 4 }}' > "$work/notes-chart/templates/notes.yaml"
+  "$helm" template dynamic-config "$work/notes-chart" --namespace dynamic-config --show-only templates/notes.yaml > "$work/notes.out" 2> "$work/notes.stderr" \
+    || { cat "$work/notes.stderr" >&2; fail "rendering NOTES.txt failed"; }
+  awk '/^    apiVersion: v1$/ {pod=1} pod && /^ *$/ {exit} pod {print substr($0, 5)}' "$work/notes.out" > "$work/notes-pod.yaml"
+  grep -q '^kind: Pod$' "$work/notes-pod.yaml" || { cat "$work/notes.out" >&2; fail "NOTES.txt has no example pod"; }
+  printf '{}\n' > "$work/notes-values.yaml"
+  rc=0
+  "$work/dynamic-config" inject --no-env --values "$work/notes-values.yaml" -f "$work/notes-pod.yaml" -o patch > "$work/notes.patch" 2> "$work/notes.inject" || rc=$?
+  [[ $rc == 0 ]] && grep -q ': injected (1 agent container(s))' "$work/notes.inject" \
+    || { cat "$work/notes-pod.yaml" "$work/notes.inject" >&2; fail "NOTES.txt's example pod is not injected under the chart defaults (exit $rc)"; }
+  echo "NOTES.txt: its example pod is injected under the chart's defaults (inject --values)"
+
   echo "chart-test: ok ($((SECONDS - start))s)"
 }
 

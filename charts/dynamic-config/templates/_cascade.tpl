@@ -196,17 +196,9 @@ word, number or boolean (printed as text) or {valueFrom: {...}}.
 {{- end -}}
 
 {{/*
-cascade.chartOwnedEnv: the env names the chart renders itself; a cascade layer may not name
-one (spec 07 §6.6). Every DYNAMIC_CONFIG_* name is the chart's, except the two logging
-variables, which have no chart value.
-*/}}
-{{- define "dynamic-config.cascade.isChartOwnedEnv" -}}
-{{- if and (hasPrefix "DYNAMIC_CONFIG_" .) (not (has . (list "DYNAMIC_CONFIG_LOG_LEVEL" "DYNAMIC_CONFIG_LOG_FORMAT"))) -}}true{{- end -}}
-{{- end -}}
-
-{{/*
-cascade.problems: the chart-owned-variable refusals of every layer, in layer order, as a JSON
-list of messages.
+cascade.problems: the refusals of every env layer (the cascade's, then frontdoor.extraEnv and
+decider.extraEnv) and of frontdoor.extraArgs and decider.extraArgs for what the chart sets
+itself (_owned.tpl), in layer order, as a JSON list of messages.
 */}}
 {{- define "dynamic-config.cascade.problems" -}}
 {{- $root := . -}}
@@ -217,14 +209,23 @@ list of messages.
 {{- $layers = append $layers (dict "path" $c "values" $cv) -}}
 {{- $layers = append $layers (dict "path" (printf "%s.container" $c) "values" (default (dict) $cv.container)) -}}
 {{- end -}}
+{{- range $c := list "frontdoor" "decider" -}}
+{{- $layers = append $layers (dict "path" $c "key" "extraEnv" "values" (default (dict) (index $root.Values $c))) -}}
+{{- end -}}
 {{- range $l := $layers -}}
-{{- $env := index $l.values "env" -}}
+{{- $key := default "env" $l.key -}}
+{{- $env := index $l.values $key -}}
 {{- if kindIs "map" $env -}}
 {{- range $name, $ignored := $env -}}
-{{- if include "dynamic-config.cascade.isChartOwnedEnv" $name -}}
-{{- $problems = append $problems (printf "%s.env.%s is set by the chart; use the matching chart value" $l.path $name) -}}
+{{- with include "dynamic-config.ownedEnvUse" $name -}}
+{{- $problems = append $problems (printf "%s.%s.%s is set by the chart; set %s instead" $l.path $key $name .) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $c := list "frontdoor" "decider" -}}
+{{- with (index $root.Values $c).extraArgs -}}
+{{- $problems = concat $problems (fromJsonArray (include "dynamic-config.ownedArgProblems" (dict "component" $c "args" .))) -}}
 {{- end -}}
 {{- end -}}
 {{- toJson $problems -}}

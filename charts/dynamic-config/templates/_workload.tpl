@@ -5,8 +5,10 @@ args, ports, probes, volumes and mounts.
 
 Call with a dict:
   root, component         the root context and the component name
-  args                    list of container args
-  env                     YAML list of the chart's env entries (rendered first)
+  args                    list of container args (<component>.extraArgs follow)
+  env                     YAML list of the chart's env entries (rendered first; then the
+                          logging variables, then the cascade's env with <component>.extraEnv
+                          over it)
   ports, probes           YAML (container ports list; probe fields), optional
   volumes, volumeMounts   YAML lists of the chart's own volumes and mounts
   topologySpread          bool: add the chart's spread constraints
@@ -21,6 +23,7 @@ Call with a dict:
 {{- $component := .component -}}
 {{- $base := dict "securityContext" (fromYaml (include "dynamic-config.baseContainerSecurityContext" $root)) "podSecurityContext" (fromYaml (include "dynamic-config.basePodSecurityContext" $root)) "terminationGracePeriodSeconds" 40 -}}
 {{- $c := fromJson (include "dynamic-config.cascade" (dict "root" $root "component" $component "base" $base)) -}}
+{{- $own := default dict (index $root.Values $component) -}}
 {{- $selector := fromYaml (include "dynamic-config.selectorLabels" (dict "root" $root "component" (.labelComponent | default $component))) -}}
 {{- $spread := fromJsonArray "[]" -}}
 {{- if .topologySpread -}}
@@ -81,10 +84,14 @@ spec:
       image: {{ include "dynamic-config.image" $root | quote }}
       imagePullPolicy: {{ $root.Values.image.pullPolicy }}
       args:
-        {{- toYaml .args | nindent 8 }}
+        {{- toYaml (concat .args (default list $own.extraArgs)) | nindent 8 }}
       env:
         {{- .env | trim | nindent 8 }}
-        {{- with $c.env }}
+        - name: DYNAMIC_CONFIG_LOG_LEVEL
+          value: {{ $root.Values.logging.level | quote }}
+        - name: DYNAMIC_CONFIG_LOG_FORMAT
+          value: {{ $root.Values.logging.format | quote }}
+        {{- with merge (deepCopy (default dict $own.extraEnv)) (default dict $c.env) }}
         {{- include "dynamic-config.cascade.envList" . | trim | nindent 8 }}
         {{- end }}
       {{- with $c.envFrom }}
