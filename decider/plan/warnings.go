@@ -74,10 +74,7 @@ func Warnings(in Input) []decision.Warning {
 			}
 		}
 	}
-	if code, text := placementWarning(&in); text != "" {
-		warnings = append(warnings, decision.Warning{Code: code, Message: text})
-	}
-	return warnings
+	return append(warnings, podWarnings(&in)...)
 }
 
 func volumeDisk(v *view) string {
