@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -161,6 +162,12 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return startClusterDoorLogging(tb, logger)
+}
+
+// startClusterDoorLogging is startClusterDoor with both doors logging to logger.
+func startClusterDoorLogging(tb testing.TB, logger *slog.Logger) *clusterDoor {
+	tb.Helper()
 	store := loader.NewStore(installation.Empty())
 	cs := classes.NewStore(classes.NewSet(nil))
 	cs.TurnOff()
