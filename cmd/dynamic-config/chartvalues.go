@@ -25,7 +25,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 	{"mode", "mode"}, {"nativeSidecar", "nativeSidecar"}, {"volumeMedium", "volumeMedium"},
 	{"runAsUser", "runAsUser"}, {"runAsGroup", "runAsGroup"}, {"metricsPort", "metricsPort"},
 	{"source", "source"}, {"path", "path"}, {"env", "agentEnv"}, {"overridable", "overridable"},
-	{"perStore", "storeDefaults"},
+	{"matchGuaranteed", "matchGuaranteed"}, {"perStore", "storeDefaults"},
 }
 
 // loadChartValues loads the installation a chart-values file would produce
@@ -58,6 +58,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 //	agent.defaults.path          → path
 //	agent.defaults.env           → agentEnv
 //	agent.defaults.overridable   → overridable
+//	agent.defaults.matchGuaranteed → matchGuaranteed
 //	agent.defaults.perStore      → storeDefaults  (string as given; a map with its stores and
 //	                                               knobs in sorted key order, as Helm ranges over maps)
 //	agent.defaults.<other>       → <other>        (refused by the document as an unknown key)

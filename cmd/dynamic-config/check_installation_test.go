@@ -122,7 +122,7 @@ func TestCheckInstallationJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &resp); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if !strings.HasPrefix(resp.Revision, "sha256:") || len(resp.Settings) != 22 || !resp.EnvPolicy.Rules[0].EnvironmentVariables[0].HasValue {
+	if !strings.HasPrefix(resp.Revision, "sha256:") || len(resp.Settings) != 23 || !resp.EnvPolicy.Rules[0].EnvironmentVariables[0].HasValue {
 		t.Errorf("got %s", out)
 	}
 	if strings.Contains(out, "debug") {

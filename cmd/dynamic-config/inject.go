@@ -8,8 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
@@ -36,7 +34,7 @@ var injectCommand = offlineCommand{
 	synopsis:   injectUsage,
 	fileHelp:   "manifests of Pods, workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) or Lists: a file (YAML documents or JSON), a directory (its .yaml, .yml and .json files) or - for stdin; repeatable",
 	outputs:    []string{outputYAML, outputJSON, outputPatch, outputReview},
-	outputNote: " (default: the input's format)",
+	outputNote: " (default: the first document's format; several objects in JSON are one v1 List)",
 }
 
 // runInject is `dynamic-config inject` (spec 07 §1.4, issue 15): every Pod,
@@ -263,48 +261,30 @@ func writeInjectOutput(w io.Writer, results []*injectResult, output string) erro
 		_, err := fmt.Fprintf(w, "[%s]\n", bytes.Join(answers, []byte(",")))
 		return err
 	}
-	first := true
+	var written []*injectResult
 	for _, r := range results {
-		if r.Refused() {
-			continue // refused documents print nothing but in -o review
-		}
-		var out []byte
-		switch format := documentFormat(output, r.doc); format {
-		case outputPatch:
-			out = append(bytes.Clone(r.Patch), '\n')
-		case outputJSON:
-			var buf bytes.Buffer
-			if err := json.Indent(&buf, r.Mutated, "", "  "); err != nil {
-				return err
-			}
-			buf.WriteByte('\n')
-			out = buf.Bytes()
-		default:
-			y, err := yaml.JSONToYAML(r.Mutated)
-			if err != nil {
-				return fmt.Errorf("%s: write YAML: %w", r.doc.file, err)
-			}
-			out = y
-		}
-		if !first && output != outputPatch {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
-				return err
-			}
-		}
-		first = false
-		if _, err := w.Write(out); err != nil {
-			return err
+		if !r.Refused() { // refused documents print nothing but in -o review
+			written = append(written, r)
 		}
 	}
-	return nil
+	if output == outputPatch {
+		for _, r := range written {
+			if _, err := fmt.Fprintf(w, "%s\n", r.Patch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return writeManifestStream(w, written, streamFormat(output, written))
 }
 
-// documentFormat is the output format of one document: -o, else the input's.
-func documentFormat(output string, doc *manifestDocument) string {
-	if output != "" {
+// streamFormat is the format of the whole manifest stream: -o, else the
+// first document's (a stream is one format, so that it pipes).
+func streamFormat(output string, written []*injectResult) string {
+	switch {
+	case output != "":
 		return output
-	}
-	if doc.json {
+	case len(written) > 0 && written[0].doc.json:
 		return outputJSON
 	}
 	return outputYAML

@@ -2,7 +2,9 @@ package main
 
 // The golden corpus and the two-door test (spec 07 §7.2): every case of
 // testdata/cases/<case>/ (installation.yaml, namespace, pod.yaml, the
-// expected review.json) goes through
+// expected review.json) goes through (pod.yaml may hold a workload instead
+// of a Pod: the offline door reads the workload, the cluster door admits
+// its pod template)
 //   (a) the offline door: `dynamic-config inject -o review`, and
 //   (b) the cluster door: the HTTPS front door (real httpserver, generated
 //       certificate) talking gRPC over loopback TCP to a real decider,
@@ -43,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -159,6 +162,12 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return startClusterDoorLogging(tb, logger)
+}
+
+// startClusterDoorLogging is startClusterDoor with both doors logging to logger.
+func startClusterDoorLogging(tb testing.TB, logger *slog.Logger) *clusterDoor {
+	tb.Helper()
 	store := loader.NewStore(installation.Empty())
 	cs := classes.NewStore(classes.NewSet(nil))
 	cs.TurnOff()
@@ -304,7 +313,14 @@ func readCase(t *testing.T, c goldenCase) (namespace string, pod []byte) {
 	if err != nil {
 		t.Fatalf("pod of case %s: %v", c.name, err)
 	}
-	return strings.TrimSpace(string(ns)), pod
+	namespace = strings.TrimSpace(string(ns))
+	// A workload's case admits its pod template, as inject does and as the
+	// API server admits the pods its controller creates.
+	target, err := objectPodTarget(pod, "", namespace, "")
+	if err != nil || target.pod == nil {
+		t.Fatalf("pod.yaml of case %s is neither a Pod nor a workload inject patches: %v", c.name, err)
+	}
+	return namespace, target.pod
 }
 
 func TestTwoDoors(t *testing.T) {

@@ -63,6 +63,12 @@ type Facts struct {
 	RequestUID                    string
 	UserName                      string
 	WorkloadAnnotationKeys        []string
+	// RestartPolicy is spec.restartPolicy as written ("" when absent: Always).
+	RestartPolicy string
+	// AutomountServiceAccountToken is spec.automountServiceAccountToken (nil: absent).
+	AutomountServiceAccountToken *bool
+	// QoSGuaranteed tells whether the pod's QoS class is Guaranteed.
+	QoSGuaranteed bool
 }
 
 // Container is one container of the pod spec.

@@ -183,6 +183,10 @@ type Installation struct {
 	AgentImage string
 	// PullSecret is the pull secret to add ("" when none).
 	PullSecret string
+	// MatchGuaranteed (matchGuaranteed, DYNAMIC_CONFIG_AGENT_MATCH_GUARANTEED)
+	// gives the agents of a Guaranteed pod requests equal to their limits, so
+	// that the pod stays Guaranteed (issue 20).
+	MatchGuaranteed bool
 
 	// EnvPolicy is the environment-variable policy, nil when none.
 	EnvPolicy *envpolicy.Policy

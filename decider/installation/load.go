@@ -215,9 +215,12 @@ func apply(inst *Installation, s setting, r reading, in input) {
 	case kindImageAllow:
 		inst.AgentImageAllow = r.prefixes
 	case kindSwitch:
-		if s.Variable == VarAllowEvents {
+		switch s.Variable {
+		case VarAllowEvents:
 			inst.AllowEvents = r.flag
-		} else {
+		case VarMatchGuaranteed:
+			inst.MatchGuaranteed = r.flag
+		default:
 			inst.AllowTLSSkipVerify = r.flag
 		}
 	case kindClasses:

@@ -73,6 +73,8 @@ var otherSettings = []setting{
 	{Name: "agentImage", Variable: "DYNAMIC_CONFIG_AGENT_IMAGE", ChartValue: "agent.image + agent.tag / agent.digest", Kind: kindImage, BuiltIn: BuiltInAgentImage},
 	{Name: "pullSecret", Variable: "DYNAMIC_CONFIG_AGENT_PULL_SECRET", ChartValue: "agent.pullSecret", Kind: kindPullSecret},
 	{Key: "envPolicy", Variable: "DYNAMIC_CONFIG_ENV_POLICY", ChartValue: "envPolicy.targets, envPolicy.rules", Kind: kindEnvPolicy},
+	// issue 20: a Guaranteed pod's agents get requests = limits
+	{Key: "matchGuaranteed", Variable: VarMatchGuaranteed, ChartValue: "agent.defaults.matchGuaranteed", Kind: kindSwitch, BuiltIn: "false"},
 }
 
 func init() {
@@ -102,6 +104,7 @@ const (
 	VarClasses            = "DYNAMIC_CONFIG_WEBHOOK_CLASSES"
 	VarAgentImage         = "DYNAMIC_CONFIG_AGENT_IMAGE"
 	VarPullSecret         = "DYNAMIC_CONFIG_AGENT_PULL_SECRET"
+	VarMatchGuaranteed    = "DYNAMIC_CONFIG_AGENT_MATCH_GUARANTEED"
 )
 
 // frontdoorVariables are the front door's own names under the scanned prefixes

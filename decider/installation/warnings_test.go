@@ -56,7 +56,7 @@ func TestDisplaySettings(t *testing.T) {
 	t.Run("every plain setting appears in table order", func(t *testing.T) {
 		want := []string{"cpuRequest", "memoryRequest", "cpuLimit", "memoryLimit", "fileMode", "watchSeconds", "mode", "nativeSidecar",
 			"volumeMedium", "runAsUser", "runAsGroup", "metricsPort", "source", "path", "agentEnv", "overridable",
-			"agentImageAllow", "allowEvents", "allowTlsSkipVerify", "classesEnabled", "agentImage", "pullSecret"}
+			"agentImageAllow", "allowEvents", "allowTlsSkipVerify", "classesEnabled", "agentImage", "pullSecret", "matchGuaranteed"}
 		if !reflect.DeepEqual(names, want) {
 			t.Errorf("got %q", names)
 		}

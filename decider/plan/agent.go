@@ -101,8 +101,19 @@ func agentMounts(v *view) []decision.VolumeMount {
 }
 
 // resources are the agent's requests and limits (spec 03 §3.4): pod-wide CPU
-// and memory, ephemeral-storage on the default render only.
+// and memory, ephemeral-storage on the default render only; on a Guaranteed
+// pod under the installation's matchGuaranteed, cpu and memory requests
+// equal to the limits (issue 20).
 func resources(v *view) (requests, limits map[string]string) {
+	requests, limits = configuredResources(v)
+	if v.in.Facts.QoSGuaranteed && installationOf(v.in).MatchGuaranteed {
+		matchGuaranteed(requests, limits)
+	}
+	return requests, limits
+}
+
+// configuredResources are the agent's requests and limits as the knobs resolved them.
+func configuredResources(v *view) (requests, limits map[string]string) {
 	requests = make(map[string]string, 3)
 	limits = make(map[string]string, 3)
 	requests["cpu"], _ = v.pod(registry.AgentCPURequest)

@@ -25,6 +25,11 @@ type Input struct {
 	AgentEnv []installation.EnvEntry
 	// Also are the also.<name> extra renderings, sorted by name.
 	Also []Also
+	// PlacementExplicit tells that native-sidecar was chosen for this pod:
+	// written by the pod (an annotation, or a class it named) or pinned by
+	// the installation. A pod that must finish (restartPolicy Never or
+	// OnFailure) gets native sidecars only when it is false (issue 20).
+	PlacementExplicit bool
 }
 
 // Render is one render's effective values, one typed slot per knob

@@ -43,12 +43,13 @@ func RenderAgents(p *decision.Plan, render string) []string {
 // agents places every agent (spec 03 §2.1): the init agents first (the
 // default one first or appended, then the named ones appended), then the
 // watching agents (native sidecars appended to initContainers with
-// restartPolicy Always, else appended to containers).
+// restartPolicy Always, else appended to containers; a pod that must finish
+// gets native sidecars unless it chose the placement, issue 20).
 func agents(in *Input) []decision.AgentPlacement {
 	mode, _ := lookup(&in.Default, registry.Mode)
 	withInit := mode == "init" || mode == "both"
-	withWatch := mode == "sidecar" || mode == "both"
-	native, _ := lookup(&in.Default, registry.NativeSidecar)
+	withWatch := watches(in)
+	native := nativeWatchers(in)
 	initFirst, _ := lookup(&in.Default, registry.InitFirst)
 
 	inst := installationOf(in)
@@ -79,7 +80,7 @@ func agents(in *Input) []decision.AgentPlacement {
 	}
 	if withWatch {
 		list := decision.ListContainers
-		if native == "true" {
+		if native {
 			list = decision.ListInitContainers
 		}
 		for i := range views {
@@ -87,7 +88,7 @@ func agents(in *Input) []decision.AgentPlacement {
 			placements = append(placements, decision.AgentPlacement{
 				List:      list,
 				Position:  decision.PositionAppend,
-				Container: agentContainer(v, watchingAgent, imageFor(v, defaultImage, fleetImage), native == "true"),
+				Container: agentContainer(v, watchingAgent, imageFor(v, defaultImage, fleetImage), native),
 			})
 		}
 	}

@@ -7,15 +7,19 @@ import (
 
 // Warning codes (spec 06 §3.5) of the mutating path.
 const (
-	WarnVolumeDisk         = "volume-disk"
-	WarnFileModeWorld      = "file-mode-world-readable"
-	WarnWatchSecondsLow    = "watch-seconds-low"
-	WarnTLSSkipVerify      = "tls-skip-verify"
-	WarnRevokeOnShutdown   = "revoke-on-shutdown-off"
-	WarnHistoryVolume      = "history-volume"
-	WarnDeprecatedKey      = "deprecated-key"
-	namedRenderPrefixStart = "render \""
-	namedRenderPrefixEnd   = "\": "
+	WarnVolumeDisk       = "volume-disk"
+	WarnFileModeWorld    = "file-mode-world-readable"
+	WarnWatchSecondsLow  = "watch-seconds-low"
+	WarnTLSSkipVerify    = "tls-skip-verify"
+	WarnRevokeOnShutdown = "revoke-on-shutdown-off"
+	WarnHistoryVolume    = "history-volume"
+	WarnDeprecatedKey    = "deprecated-key"
+	// WarnNativeSidecarChosen and WarnPodNeverCompletes are the placement
+	// warnings of a pod that must finish (issue 20).
+	WarnNativeSidecarChosen = "native-sidecar-for-completion"
+	WarnPodNeverCompletes   = "pod-never-completes"
+	namedRenderPrefixStart  = "render \""
+	namedRenderPrefixEnd    = "\": "
 )
 
 // warningRule is one row of spec 03 §6.1: a check on a render's resolved
@@ -48,6 +52,9 @@ var (
 // computed from resolved values (any tier). A named render's warnings are
 // prefixed `render "<n>": `.
 func Warnings(in Input) []decision.Warning {
+	if in.Facts == nil {
+		in.Facts = &decision.Facts{}
+	}
 	dir := sharedDir(&in)
 	var warnings []decision.Warning
 	v := view{in: &in, render: &in.Default, dir: dir}
@@ -67,7 +74,7 @@ func Warnings(in Input) []decision.Warning {
 			}
 		}
 	}
-	return warnings
+	return append(warnings, podWarnings(&in)...)
 }
 
 func volumeDisk(v *view) string {

@@ -117,6 +117,8 @@ func (s *state) planInput() plan.Input {
 		Installation: s.inst,
 		Default:      plan.Render{Values: s.effective(&s.def, registry.All)},
 		AgentEnv:     s.mergedAgentEnv(),
+		// native-sidecar chosen by the pod or pinned (issue 20)
+		PlacementExplicit: s.chosen(&s.def, registry.NativeSidecar),
 	}
 	if len(s.named) > 0 {
 		in.Named = make([]plan.Render, len(s.named))
@@ -129,6 +131,13 @@ func (s *state) planInput() plan.Input {
 		in.Also = append(in.Also, plan.Also{Name: a.name, Path: a.path, Section: a.sec})
 	}
 	return in
+}
+
+// chosen reports whether knob i's value was chosen for this pod: written by
+// the pod (or a class it named), or pinned by the installation.
+func (s *state) chosen(r *render, i registry.ID) bool {
+	v := &r.vals[i]
+	return fromPod(v.tier) || v.fromInst && s.supplier(r, i).Pinned
 }
 
 // effective is each knob that resolved, by its normalised value.

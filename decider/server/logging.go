@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,12 +46,11 @@ func logCall(ctx context.Context, logger *slog.Logger, fullMethod string, err er
 		return
 	}
 	service, method := splitMethod(fullMethod)
-	ms := float32(elapsed.Nanoseconds()/1000) / 1000
 	logger.LogAttrs(ctx, level, "grpc call",
 		slog.String("grpc_service", service),
 		slog.String("grpc_method", method),
 		slog.String("grpc_code", code.String()),
-		slog.String("duration_ms", strconv.FormatFloat(float64(ms), 'g', -1, 32)))
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000)) // a number, as the admission line's (issue 20)
 }
 
 // splitMethod splits "/package.Service/Method".

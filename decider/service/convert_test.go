@@ -132,6 +132,7 @@ func TestFactsConversion(t *testing.T) {
 		TerminationGracePeriodSeconds: ptr(int64(45)),
 		VolumeNames:                   []string{"data"}, ImagePullSecretNames: []string{"regcred"},
 		ResourceKind: decision.KindPod, RequestUID: "uid", UserName: "alice", WorkloadAnnotationKeys: []string{"dynamic-config.rs/x"},
+		RestartPolicy: "OnFailure", AutomountServiceAccountToken: ptr(false), QoSGuaranteed: true,
 	}
 	wire, err := proto.Marshal(FactsToProto(want))
 	if err != nil {

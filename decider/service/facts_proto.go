@@ -31,6 +31,9 @@ func factsFromProto(purpose deciderv1.Purpose, p *deciderv1.PodFacts) *decision.
 		RequestUID:                    p.GetRequestUid(),
 		UserName:                      p.GetUserName(),
 		WorkloadAnnotationKeys:        p.GetWorkloadAnnotationKeys(),
+		RestartPolicy:                 p.GetRestartPolicy(),
+		AutomountServiceAccountToken:  p.AutomountServiceAccountToken,
+		QoSGuaranteed:                 p.GetQosGuaranteed(),
 	}
 }
 
@@ -88,6 +91,9 @@ func FactsToProto(f *decision.Facts) *deciderv1.PodFacts {
 		RequestUid:                    f.RequestUID,
 		UserName:                      f.UserName,
 		WorkloadAnnotationKeys:        f.WorkloadAnnotationKeys,
+		RestartPolicy:                 f.RestartPolicy,
+		AutomountServiceAccountToken:  f.AutomountServiceAccountToken,
+		QosGuaranteed:                 f.QoSGuaranteed,
 	}
 }
 

@@ -197,6 +197,9 @@ func fromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
 		f.RunAsUser = sc.RunAsUser
 	}
 	f.TerminationGracePeriodSeconds = spec.TerminationGracePeriodSeconds
+	f.RestartPolicy = string(spec.RestartPolicy)
+	f.AutomountServiceAccountToken = spec.AutomountServiceAccountToken
+	f.QosGuaranteed = guaranteed(spec)
 	for i := range spec.Volumes {
 		f.VolumeNames = append(f.VolumeNames, spec.Volumes[i].Name)
 	}

@@ -1,8 +1,9 @@
-// Package jsonpatch is the project's small RFC 6902 applier: add, remove and
-// replace, with array indexes and "-" (append). It exists for the offline
-// door (inject) and for tests that re-admit a patched pod; the front door
-// itself never applies patches and never computes them with a library
-// (spec 03 §4.1).
+// Package jsonpatch applies RFC 6902 patches for the offline door (inject)
+// and for tests that re-admit a patched pod, with evanphx/json-patch (v4),
+// the engine the API server applies a mutating webhook's patch with, so that
+// what inject prints is what the cluster stores. It also holds the RFC 6901
+// pointer helpers the patch builder and inject use. The front door itself
+// never applies patches and never computes them with a library (spec 03 §4.1).
 package jsonpatch
 
 import (
@@ -10,8 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	evanphx "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
@@ -24,37 +26,26 @@ type Op struct {
 }
 
 // Apply applies the JSON Patch document patch (a JSON array of operations) to
-// the JSON document doc and returns the result as compact JSON with HTML
-// escaping off. The operations are applied in order; the first failing
-// operation stops the whole patch and nothing is returned.
+// the JSON document doc as the API server does, and returns the result as
+// compact JSON with HTML escaping off and numbers as written. The first
+// failing operation stops the whole patch and nothing is returned.
 func Apply(doc, patch []byte) ([]byte, error) {
-	var ops []Op
-	if err := json.Unmarshal(patch, &ops); err != nil {
+	p, err := evanphx.DecodePatch(patch)
+	if err != nil {
 		return nil, fmt.Errorf("decode patch: %w", err)
 	}
-	root, err := decode(doc)
-	if err != nil {
+	if _, err := decode(doc); err != nil {
 		return nil, fmt.Errorf("decode document: %w", err)
 	}
-	root, err = ApplyOps(root, ops)
+	patched, err := p.Apply(doc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("apply patch: %w", err)
+	}
+	root, err := decode(patched)
+	if err != nil {
+		return nil, fmt.Errorf("decode the patched document: %w", err)
 	}
 	return review.Marshal(root)
-}
-
-// ApplyOps applies ops to a document decoded into plain Go values
-// (map[string]any, []any, json.Number, string, bool, nil) and returns the new
-// root. The input tree may be modified.
-func ApplyOps(root any, ops []Op) (any, error) {
-	for i, op := range ops {
-		var err error
-		root, err = applyOne(root, op)
-		if err != nil {
-			return nil, fmt.Errorf("patch operation %d (%s %s): %w", i, op.Op, op.Path, err)
-		}
-	}
-	return root, nil
 }
 
 // Decode reads a JSON document into plain Go values, keeping numbers as
@@ -72,31 +63,6 @@ func decode(doc []byte) (any, error) {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
-}
-
-func applyOne(root any, op Op) (any, error) {
-	tokens, err := ParsePointer(op.Path)
-	if err != nil {
-		return nil, err
-	}
-	switch op.Op {
-	case "add", "replace":
-		if op.Value == nil {
-			return nil, errors.New("missing value")
-		}
-		value, err := decode(op.Value)
-		if err != nil {
-			return nil, fmt.Errorf("decode value: %w", err)
-		}
-		return set(root, tokens, value, op.Op == "replace")
-	case "remove":
-		if len(tokens) == 0 {
-			return nil, errors.New("cannot remove the whole document")
-		}
-		return remove(root, tokens)
-	default:
-		return nil, fmt.Errorf("unsupported operation %q (add, remove and replace are supported)", op.Op)
-	}
 }
 
 // ParsePointer splits an RFC 6901 JSON Pointer into its unescaped reference
@@ -141,135 +107,4 @@ func EscapeToken(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// set implements add (replace=false) and replace (replace=true) at tokens
-// below node and returns the new node.
-func set(node any, tokens []string, value any, replace bool) (any, error) {
-	if len(tokens) == 0 {
-		return value, nil
-	}
-	tok, rest := tokens[0], tokens[1:]
-	switch n := node.(type) {
-	case map[string]any:
-		if len(rest) == 0 {
-			if _, ok := n[tok]; replace && !ok {
-				return nil, fmt.Errorf("member %q does not exist", tok)
-			}
-			n[tok] = value
-			return n, nil
-		}
-		child, ok := n[tok]
-		if !ok {
-			return nil, fmt.Errorf("member %q does not exist", tok)
-		}
-		updated, err := set(child, rest, value, replace)
-		if err != nil {
-			return nil, err
-		}
-		n[tok] = updated
-		return n, nil
-	case []any:
-		if len(rest) == 0 {
-			if tok == "-" {
-				if replace {
-					return nil, errors.New(`"-" cannot be replaced`)
-				}
-				return append(n, value), nil
-			}
-			limit := len(n) - 1
-			if !replace {
-				limit = len(n) // add may insert at the end
-			}
-			i, err := index(tok, limit)
-			if err != nil {
-				return nil, err
-			}
-			if replace {
-				n[i] = value
-				return n, nil
-			}
-			n = append(n, nil)
-			copy(n[i+1:], n[i:])
-			n[i] = value
-			return n, nil
-		}
-		i, err := index(tok, len(n)-1)
-		if err != nil {
-			return nil, err
-		}
-		updated, err := set(n[i], rest, value, replace)
-		if err != nil {
-			return nil, err
-		}
-		n[i] = updated
-		return n, nil
-	default:
-		return nil, fmt.Errorf("cannot descend into %s with %q", kind(node), tok)
-	}
-}
-
-func remove(node any, tokens []string) (any, error) {
-	tok, rest := tokens[0], tokens[1:]
-	switch n := node.(type) {
-	case map[string]any:
-		child, ok := n[tok]
-		if !ok {
-			return nil, fmt.Errorf("member %q does not exist", tok)
-		}
-		if len(rest) == 0 {
-			delete(n, tok)
-			return n, nil
-		}
-		updated, err := remove(child, rest)
-		if err != nil {
-			return nil, err
-		}
-		n[tok] = updated
-		return n, nil
-	case []any:
-		i, err := index(tok, len(n)-1)
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) == 0 {
-			return append(n[:i], n[i+1:]...), nil
-		}
-		updated, err := remove(n[i], rest)
-		if err != nil {
-			return nil, err
-		}
-		n[i] = updated
-		return n, nil
-	default:
-		return nil, fmt.Errorf("cannot descend into %s with %q", kind(node), tok)
-	}
-}
-
-// index parses an array index token (decimal, no leading zeros) and checks
-// 0 <= i <= limit.
-func index(tok string, limit int) (int, error) {
-	if tok == "" || (len(tok) > 1 && tok[0] == '0') || strings.TrimLeft(tok, "0123456789") != "" {
-		return 0, fmt.Errorf("%q is not an array index", tok)
-	}
-	i, err := strconv.Atoi(tok)
-	if err != nil || i > limit {
-		return 0, fmt.Errorf("array index %s is out of range", tok)
-	}
-	return i, nil
-}
-
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }

@@ -23,6 +23,7 @@ Document keys, in the order of spec 02 §2.6, with the agent.defaults value each
 - [path, path]
 - [agentEnv, env]
 - [overridable, overridable]
+- [matchGuaranteed, matchGuaranteed]
 {{- end -}}
 
 {{/* The built-ins the chart's own defaults equal: written only when the value differs. */}}

@@ -256,8 +256,17 @@ type PodFacts struct {
 	// workload_annotation_keys lists, for workloads, the dynamic-config.rs/ keys on the workload's
 	// own metadata (names only).
 	WorkloadAnnotationKeys []string `protobuf:"bytes,18,rep,name=workload_annotation_keys,json=workloadAnnotationKeys,proto3" json:"workload_annotation_keys,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
+	// restart_policy is spec.restartPolicy as written ("" when absent: Always). For Never and
+	// OnFailure a watching agent goes to initContainers as a native sidecar (issue 20).
+	RestartPolicy string `protobuf:"bytes,19,opt,name=restart_policy,json=restartPolicy,proto3" json:"restart_policy,omitempty"`
+	// automount_service_account_token is spec.automountServiceAccountToken (absent: the service
+	// account decides).
+	AutomountServiceAccountToken *bool `protobuf:"varint,20,opt,name=automount_service_account_token,json=automountServiceAccountToken,proto3,oneof" json:"automount_service_account_token,omitempty"`
+	// qos_guaranteed tells whether the pod's QoS class is Guaranteed: every container and init
+	// container sets cpu and memory limits and its requests equal them.
+	QosGuaranteed bool `protobuf:"varint,21,opt,name=qos_guaranteed,json=qosGuaranteed,proto3" json:"qos_guaranteed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodFacts) Reset() {
@@ -414,6 +423,27 @@ func (x *PodFacts) GetWorkloadAnnotationKeys() []string {
 		return x.WorkloadAnnotationKeys
 	}
 	return nil
+}
+
+func (x *PodFacts) GetRestartPolicy() string {
+	if x != nil {
+		return x.RestartPolicy
+	}
+	return ""
+}
+
+func (x *PodFacts) GetAutomountServiceAccountToken() bool {
+	if x != nil && x.AutomountServiceAccountToken != nil {
+		return *x.AutomountServiceAccountToken
+	}
+	return false
+}
+
+func (x *PodFacts) GetQosGuaranteed() bool {
+	if x != nil {
+		return x.QosGuaranteed
+	}
+	return false
 }
 
 // Container is what the decider knows about one container of the pod.
@@ -602,7 +632,8 @@ var File_dynamicconfig_decider_v1_pod_facts_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\n" +
-	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\x89\t\n" +
+	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\xc7\n" +
+	"\n" +
 	"\bPodFacts\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
@@ -625,7 +656,10 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\vrequest_uid\x18\x10 \x01(\tR\n" +
 	"requestUid\x12\x1b\n" +
 	"\tuser_name\x18\x11 \x01(\tR\buserName\x128\n" +
-	"\x18workload_annotation_keys\x18\x12 \x03(\tR\x16workloadAnnotationKeys\x1a>\n" +
+	"\x18workload_annotation_keys\x18\x12 \x03(\tR\x16workloadAnnotationKeys\x12%\n" +
+	"\x0erestart_policy\x18\x13 \x01(\tR\rrestartPolicy\x12J\n" +
+	"\x1fautomount_service_account_token\x18\x14 \x01(\bH\x02R\x1cautomountServiceAccountToken\x88\x01\x01\x12%\n" +
+	"\x0eqos_guaranteed\x18\x15 \x01(\bR\rqosGuaranteed\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a9\n" +
@@ -633,7 +667,8 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
 	"\f_run_as_userB#\n" +
-	"!_termination_grace_period_seconds\"\xce\x02\n" +
+	"!_termination_grace_period_secondsB\"\n" +
+	" _automount_service_account_token\"\xce\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vhas_command\x18\x02 \x01(\bR\n" +

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/yaml"
+)
+
+// listKind is the kind of the list object kubectl writes for several objects.
+const listKind = "List"
+
+// writeManifestStream writes the mutated documents as one stream that
+// kubectl and jq read (issue 20): YAML documents separated by `---`, or in
+// JSON the object itself when there is one, else one v1 List holding every
+// object (a List document's items are its objects).
+func writeManifestStream(w io.Writer, written []*injectResult, format string) error {
+	if format == outputJSON {
+		return writeJSONStream(w, written)
+	}
+	for i, r := range written {
+		y, err := yaml.JSONToYAML(r.Mutated)
+		if err != nil {
+			return fmt.Errorf("%s: write YAML: %w", r.doc.file, err)
+		}
+		if i > 0 {
+			if _, err := io.WriteString(w, "---\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(y); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJSONStream writes one indented JSON value: the only document as it
+// is, or a v1 List of every object.
+func writeJSONStream(w io.Writer, written []*injectResult) error {
+	var value []byte
+	switch len(written) {
+	case 0:
+		return nil
+	case 1:
+		value = written[0].Mutated
+	default:
+		items := make([]json.RawMessage, 0, len(written))
+		for _, r := range written {
+			objects, err := streamObjects(r)
+			if err != nil {
+				return err
+			}
+			items = append(items, objects...)
+		}
+		list, err := json.Marshal(struct {
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Items      []json.RawMessage `json:"items"`
+		}{"v1", listKind, items})
+		if err != nil {
+			return err
+		}
+		value = list
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, value, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// streamObjects are the objects one document adds to a List: a List's
+// items, else the document itself.
+func streamObjects(r *injectResult) ([]json.RawMessage, error) {
+	if r.doc.head.Kind != listKind {
+		return []json.RawMessage{r.Mutated}, nil
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(r.Mutated, &list); err != nil {
+		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", r.doc.where(), err)
+	}
+	return list.Items, nil
+}
