@@ -248,10 +248,11 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	}
 	if setup.callers != "" {
 		opts := callers.Options{ClientCertificates: cfg.TLS != nil && cfg.TLS.ClientAuth == tls.RequireAndVerifyClientCert}
-		file, err := callers.Open(setup.callers, opts, setup.logger, func(set *callers.Set) { m.SetCallers(set.Names()) })
+		file, err := callers.Open(setup.callers, opts, setup.logger, m)
 		if err != nil {
 			return nil, fmt.Errorf("decider: %w", err)
 		}
+		go file.Watch(ctx, callers.DefaultRecheck)
 		cfg.Callers = file
 	}
 	var srv *server.Server

@@ -5,11 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
 // Options are what the file is checked against beyond its own content.
@@ -30,12 +34,6 @@ func (p *Problems) Error() string {
 	return fmt.Sprintf("callers file %s has %d problem(s):\n  %s", p.Source, len(p.List), strings.Join(p.List, "\n  "))
 }
 
-var (
-	labelPattern     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	subdomainPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	hexDigestPattern = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-)
-
 // CheckClusterName says what is wrong with a cluster name ("" = nothing): a
 // lower-case DNS subdomain of at most 253 characters, as Kubernetes object
 // names are. The empty name is valid: it means the decider's own cluster.
@@ -43,16 +41,16 @@ func CheckClusterName(name string) string {
 	if name == "" {
 		return ""
 	}
-	if len(name) > 253 || !subdomainPattern.MatchString(name) {
-		return fmt.Sprintf("%q is not a cluster name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters", name)
+	if !dnsname.IsSubdomain(name) {
+		return fmt.Sprintf("%s is not a cluster name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters", redact.QuoteCut(name))
 	}
 	return ""
 }
 
 // checkCallerName says what is wrong with a caller name ("" = nothing).
 func checkCallerName(name string) string {
-	if len(name) > 63 || !labelPattern.MatchString(name) {
-		return fmt.Sprintf("%q is not a caller name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", name)
+	if !dnsname.IsLabel(name) {
+		return fmt.Sprintf("%s is not a caller name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters", redact.QuoteCut(name))
 	}
 	return ""
 }
@@ -60,6 +58,9 @@ func checkCallerName(name string) string {
 // Parse validates a callers file. source names it in the problems. An
 // invalid file is a *Problems listing every problem found.
 func Parse(data []byte, source string, opts Options) (*Set, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Problems{Source: source, List: []string{sizeProblem(int64(len(data)))}}
+	}
 	p := &parser{source: source, opts: opts, set: &Set{}, seen: map[[sha256.Size]byte]string{}, names: map[string]int{}}
 	p.parse(data)
 	if len(p.problems) > 0 {
@@ -96,6 +97,9 @@ func (p *parser) add(n *yaml.Node, path, format string, args ...any) {
 	p.problems = append(p.problems, problem{line, fmt.Sprintf("line %d: %s: %s", line, path, fmt.Sprintf(format, args...))})
 }
 
+// keyText is a map key as a path shows it, cut to the message limit.
+func keyText(k *yaml.Node) string { return textcut.Runes(k.Value, textcut.MessageLimit) }
+
 func (p *parser) parse(data []byte) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -118,7 +122,7 @@ func (p *parser) parse(data []byte) {
 			list = v
 			continue
 		}
-		p.add(k, k.Value, "unknown key; the only key is callers")
+		p.add(k, keyText(k), "unknown key; the only key is callers")
 	}
 	if list == nil {
 		p.add(root, "callers", "missing; list the callers")
@@ -128,8 +132,13 @@ func (p *parser) parse(data []byte) {
 		p.add(list, "callers", "a non-empty list of callers (name, clusters, credentials)")
 		return
 	}
+	if n := len(list.Content); n > MaxCallers {
+		p.add(list, "callers", "%d callers, above the limit of %d", n, MaxCallers)
+		return
+	}
 	for i, item := range list.Content {
 		p.caller(fmt.Sprintf("callers[%d]", i), item)
+		runtime.Gosched() // a reload shares the CPU with the decisions; it is never in a hurry
 	}
 }
 
@@ -172,27 +181,34 @@ func (p *parser) caller(path string, n *yaml.Node) {
 		path = path + " (" + c.Name + ")"
 	}
 	for _, k := range unknown {
-		p.add(k, path+"."+k.Value, "unknown key; accepted: name, clusters, credentials")
+		p.add(k, path+"."+keyText(k), "unknown key; accepted: name, clusters, credentials")
 	}
 
 	if clusters == nil {
 		p.add(n, path+".clusters", "missing; list the clusters this caller may speak for")
 	} else if clusters.Kind != yaml.SequenceNode || len(clusters.Content) == 0 {
 		p.add(clusters, path+".clusters", "a non-empty list of cluster names")
+	} else if n := len(clusters.Content); n > MaxClustersPerCaller {
+		p.add(clusters, path+".clusters", "%d clusters, above the limit of %d per caller", n, MaxClustersPerCaller)
 	} else {
+		listed := make(map[string]struct{}, n)
 		for j, cl := range clusters.Content {
-			where := fmt.Sprintf("%s.clusters[%d]", path, j)
-			switch {
-			case cl.Kind != yaml.ScalarNode || cl.Value == "":
-				p.add(cl, where, "a cluster name")
-			case CheckClusterName(cl.Value) != "":
-				p.add(cl, where, "%s", CheckClusterName(cl.Value))
-			case c.MaySpeakFor(cl.Value):
-				p.add(cl, where, "%q is listed twice", cl.Value)
-			default:
-				c.Clusters = append(c.Clusters, cl.Value)
-				c.clusterDigests = append(c.clusterDigests, sha256.Sum256([]byte(cl.Value)))
+			where := func() string { return fmt.Sprintf("%s.clusters[%d]", path, j) } // only for a problem
+			if cl.Kind != yaml.ScalarNode || cl.Value == "" {
+				p.add(cl, where(), "a cluster name")
+				continue
 			}
+			if problem := CheckClusterName(cl.Value); problem != "" {
+				p.add(cl, where(), "%s", problem)
+				continue
+			}
+			if _, twice := listed[cl.Value]; twice {
+				p.add(cl, where(), "%s is listed twice", redact.QuoteCut(cl.Value))
+				continue
+			}
+			listed[cl.Value] = struct{}{}
+			c.Clusters = append(c.Clusters, cl.Value)
+			c.clusterDigests = append(c.clusterDigests, sha256.Sum256([]byte(cl.Value)))
 		}
 	}
 
@@ -214,7 +230,7 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 		return
 	}
 	k, v := n.Content[0], n.Content[1]
-	where := path + "." + k.Value
+	where := path + "." + keyText(k)
 	if v.Kind != yaml.ScalarNode || v.Value == "" {
 		p.add(v, where, "a non-empty string")
 		return
@@ -223,11 +239,11 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 	var digest [sha256.Size]byte
 	switch k.Value {
 	case KindTokenSHA256:
-		if !hexDigestPattern.MatchString(value) {
+		raw, err := hex.DecodeString(value)
+		if err != nil || len(raw) != sha256.Size {
 			p.add(v, where, "64 hexadecimal digits, the SHA-256 of the token (sha256sum of the token without its newline); never the token itself")
 			return
 		}
-		raw, _ := hex.DecodeString(value)
 		copy(digest[:], raw)
 		if digest == sha256.Sum256(nil) {
 			p.add(v, where, "this is the SHA-256 of the empty token; hash the token itself")
@@ -242,7 +258,8 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 		digest = sanDigest(KindURISAN, value)
 	case KindDNSSAN:
 		if CheckClusterName(value) != "" {
-			p.add(v, where, "%q is not a DNS name: lower-case letters, digits, '-' and '.'", value)
+			// The value is an identity of a credential: never quoted (issue 23).
+			p.add(v, where, "%s is not a DNS name: lower-case letters, digits, '-' and '.', at most 253 characters", redact.Withheld(value))
 			return
 		}
 		digest = sanDigest(KindDNSSAN, value)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
 // FileError is an invalid --classes-file: every problem, one a line, each
@@ -98,5 +100,5 @@ func objectLabel(obj map[string]any) string {
 	case ns != "":
 		name = ns + "/" + name
 	}
-	return kind + " " + name
+	return textcut.Runes(kind+" "+name, textcut.MessageLimit) // unchecked names: any length
 }

@@ -23,10 +23,10 @@ func FromObject(obj map[string]any) (Class, []Problem) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	c.Kind, _ = obj["kind"].(string)
 	if apiVersion != APIVersion {
-		report("apiVersion is %s: want %s", redact.Quote(apiVersion), APIVersion)
+		report("apiVersion is %s: want %s", redact.QuoteCut(apiVersion), APIVersion)
 	}
 	if c.Kind != KindNamespaced && c.Kind != KindCluster {
-		report("kind is %s: want %s or %s", redact.Quote(c.Kind), KindNamespaced, KindCluster)
+		report("kind is %s: want %s or %s", redact.QuoteCut(c.Kind), KindNamespaced, KindCluster)
 		return Class{}, problems
 	}
 	meta, _ := obj["metadata"].(map[string]any)
@@ -39,8 +39,10 @@ func FromObject(obj map[string]any) (Class, []Problem) {
 	case c.Kind == KindNamespaced && c.Namespace == "":
 		report("metadata.namespace is required: a %s lives in a namespace", KindNamespaced)
 	case c.Kind == KindCluster && c.Namespace != "":
-		report("metadata.namespace is %s: a %s is cluster-scoped and has none", redact.Quote(c.Namespace), KindCluster)
+		report("metadata.namespace is %s: a %s is cluster-scoped and has none", redact.QuoteCut(c.Namespace), KindCluster)
 	}
+
+	checkNames(c.Name, c.Namespace, report)
 
 	spec, ok := obj["spec"].(map[string]any)
 	if !ok {
@@ -59,7 +61,7 @@ func FromObject(obj map[string]any) (Class, []Problem) {
 
 	c.Source = requiredString(spec, "source", report)
 	if c.Source != "" && !slices.Contains(installation.Stores, c.Source) {
-		report("spec.source is %s: one of %s", redact.Quote(c.Source), strings.Join(installation.Stores, ", "))
+		report("spec.source is %s: one of %s", redact.QuoteCut(c.Source), strings.Join(installation.Stores, ", "))
 	}
 	c.Endpoint = requiredString(spec, "endpoint", report)
 
@@ -81,6 +83,7 @@ func FromObject(obj map[string]any) (Class, []Problem) {
 	if c.Kind == KindCluster {
 		c.Namespaces = stringList(spec, "namespaces", report, nil)
 		c.KeyPrefixes = stringList(spec, "keyPrefixes", report, checkPrefix)
+		checkLists(spec, report)
 	}
 	if len(problems) > 0 {
 		return Class{}, problems
@@ -162,7 +165,7 @@ func stringList(spec map[string]any, field string, report func(string, ...any), 
 		default:
 			if check != nil {
 				if p := check(s); p != "" {
-					report("spec.%s[%d] is %s: %s", field, i, redact.Quote(s), p)
+					report("spec.%s[%d] is %s: %s", field, i, redact.QuoteCut(s), p)
 					continue
 				}
 			}

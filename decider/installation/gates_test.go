@@ -94,10 +94,12 @@ func TestGateDocumentForms(t *testing.T) {
 			t.Errorf("got %+v", inst.SourceAllow.Groups)
 		}
 	})
-	t.Run("a blank or null group is unset, an empty list names nothing", func(t *testing.T) {
-		if inst := mustLoad(t, "sourceDeny:\n  sandbox: \"\"\n  dev: null\n"); inst.SourceDeny.Set() {
+	t.Run("a blank group is unset, a null group is refused, an empty list names nothing", func(t *testing.T) {
+		if inst := mustLoad(t, "sourceDeny:\n  sandbox: \"\"\n"); inst.SourceDeny.Set() {
 			t.Errorf("got %+v", inst.SourceDeny)
 		}
+		assertLines(t, problemLines(t, "sourceDeny:\n  dev: null\n"),
+			[]string{"sourceDeny.dev: is empty (null); write [] or remove the key"})
 		assertLines(t, problemLines(t, "sourceDeny:\n  sandbox: []\n"),
 			[]string{`sourceDeny.sandbox [DYNAMIC_CONFIG_WEBHOOK_SOURCE_DENY]: the group for "sandbox" names nothing`})
 	})

@@ -13,3 +13,14 @@ func scalar(path string, n *doctree.Node) (text string, ok bool, problem string)
 	}
 	return n.Value, true, ""
 }
+
+// nullProblem is the problem of a map- or list-valued key written with no
+// value (`storeDefaults:` left by a truncation): a load error naming the
+// path, never an unset setting. empty is the empty form to write instead
+// ("{}" or "[]"). It is "" when n is absent or not a null.
+func nullProblem(path string, n *doctree.Node, empty string) string {
+	if n == nil || !doctree.IsNull(n) {
+		return ""
+	}
+	return path + ": is empty (null); write " + empty + " or remove the key"
+}

@@ -171,7 +171,8 @@ func readStoreDefaults(in input, report sink) reading {
 		}
 		r.readString(in.ctx, t)
 	} else {
-		if doctree.IsNull(in.node) {
+		if problem := nullProblem("storeDefaults", in.node, "{}"); problem != "" {
+			report(problem)
 			return reading{}
 		}
 		if n := in.node; n.Kind == doctree.Scalar && trim(n.Value) == "" {
@@ -222,7 +223,7 @@ func readGate(s setting, in input, report sink) reading {
 		n := in.node
 		switch {
 		case doctree.IsNull(n):
-			return reading{}
+			rep(nullProblem(s.Key, n, "{}"))
 		case n.Kind == doctree.Sequence:
 			rep(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
 		default:
@@ -230,7 +231,8 @@ func readGate(s setting, in input, report sink) reading {
 				path := s.Key + "." + np.Key
 				c := docCtx(path, s.Variable).String()
 				v := np.Value
-				if doctree.IsNull(v) {
+				if problem := nullProblem(path, v, "[]"); problem != "" {
+					rep(problem)
 					continue
 				}
 				var names []string
@@ -285,7 +287,11 @@ func readEnvPolicy(in input, report sink) reading {
 		p, problems = envpolicy.ParseVariable(in.text, in.decode)
 	} else {
 		n := in.node
-		if doctree.IsNull(n) || (n.Kind == doctree.Scalar && trim(n.Value) == "") {
+		if problem := nullProblem("envPolicy", n, "{}"); problem != "" {
+			report(problem)
+			return reading{}
+		}
+		if n.Kind == doctree.Scalar && trim(n.Value) == "" {
 			return reading{}
 		}
 		p, problems = envpolicy.ParseDocument(in.node, "envPolicy")

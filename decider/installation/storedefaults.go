@@ -120,7 +120,8 @@ func (r *storeDefaultsReader) readNode(n *doctree.Node) {
 			continue
 		}
 		v := sp.Value
-		if doctree.IsNull(v) {
+		if problem := nullProblem(path, v, "{}"); problem != "" {
+			r.report(problem)
 			continue
 		}
 		gc := docCtx(path, varStoreDefaults).store(sp.Key)

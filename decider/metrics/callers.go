@@ -1,20 +1,30 @@
 package metrics
 
 import (
-	"slices"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
 )
 
-// callerMetrics are the per-caller counters, present only with a callers
-// file. Their caller label takes only the names of the callers file in force
-// (SetCallers), so its values are bounded by the file.
+// The decider metrics are the callers file's observer.
+var _ callers.Observer = (*Decider)(nil)
+
+// callerMetrics are the per-caller counters and the callers-file reload
+// metrics, present only with a callers file. The caller label takes only
+// the names of the callers file in force, so its values are bounded by the
+// file; a caller's series are created with its first call, never up front
+// for every caller of the file.
 type callerMetrics struct {
 	decisions *prometheus.CounterVec
 	denied    *prometheus.CounterVec
-	names     []string
+	reloads   *prometheus.CounterVec
+	loadedAt  *prometheus.GaugeVec // no labels: one series once a file is in force
+
+	known   map[string]struct{} // the names in force; guarded by Decider.callersMu
+	created map[string]struct{} // the names that have series; guarded by Decider.callersMu
 }
 
 func newCallerMetrics() *callerMetrics {
@@ -27,36 +37,73 @@ func newCallerMetrics() *callerMetrics {
 			Name: "dynamic_config_caller_denied_total",
 			Help: "Calls refused with PermissionDenied because the caller named a cluster it may not speak for, by caller.",
 		}, []string{"caller"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamic_config_callers_reloads_total",
+			Help: "Reloads of a changed or vanished callers file, by result.",
+		}, []string{"result"}),
+		loadedAt: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "dynamic_config_callers_loaded_timestamp_seconds",
+			Help: "When the callers set in force was put in force, in Unix seconds.",
+		}, nil),
+		known:   map[string]struct{}{},
+		created: map[string]struct{}{},
 	}
 }
 
-// SetCallers puts the callers file's names in force as the caller label's
-// values: their series are created, those of callers no longer in the file
-// are removed.
-func (m *Decider) SetCallers(names []string) {
+func (c *callerMetrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{c.decisions, c.denied, c.reloads, c.loadedAt}
+}
+
+// CallersInForce puts the callers file's names in force as the caller
+// label's values: the series of callers no longer in the file are removed
+// (series are created on first use), and the loaded timestamp is set. The
+// first call also creates both reload series.
+func (m *Decider) CallersInForce(names []string) {
 	if m == nil {
 		return
 	}
+	known := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		known[n] = struct{}{}
+	}
 	m.callersMu.Lock()
-	defer m.callersMu.Unlock()
-	for _, old := range m.callers.names {
-		if !slices.Contains(names, old) {
+	for old := range m.callers.created {
+		if _, still := known[old]; !still {
 			m.callers.decisions.DeletePartialMatch(prometheus.Labels{"caller": old})
 			m.callers.denied.DeleteLabelValues(old)
+			delete(m.callers.created, old)
 		}
 	}
-	m.callers.names = slices.Clone(names)
-	for _, n := range names {
-		for _, o := range []string{OutcomeSkip, OutcomeInject, OutcomeRefuse, OutcomeAllow} {
-			m.callers.decisions.WithLabelValues(n, o)
-		}
-		m.callers.denied.WithLabelValues(n)
+	m.callers.known = known
+	m.callersMu.Unlock()
+	for _, r := range []string{ReloadResultOK, ReloadResultError} {
+		m.callers.reloads.WithLabelValues(r)
 	}
+	m.callers.loadedAt.WithLabelValues().Set(float64(time.Now().UnixNano()) / 1e9)
 }
 
-// known reports whether name is a caller in force; the caller holds callersMu.
-func (m *Decider) known(name string) bool {
-	return name != "" && slices.Contains(m.callers.names, name)
+// CallersReloaded counts one reload of the callers file by result.
+func (m *Decider) CallersReloaded(ok bool) {
+	if m == nil {
+		return
+	}
+	result := ReloadResultError
+	if ok {
+		result = ReloadResultOK
+	}
+	m.callers.reloads.WithLabelValues(result).Inc()
+}
+
+// countCaller runs count on the caller's series when caller is in force,
+// marking its series as created; the caller holds nothing.
+func (m *Decider) countCaller(caller string, count func()) {
+	m.callersMu.Lock()
+	defer m.callersMu.Unlock()
+	if _, ok := m.callers.known[caller]; !ok || caller == "" {
+		return
+	}
+	m.callers.created[caller] = struct{}{}
+	count()
 }
 
 // CallerDecided counts one decision answered to caller ("" = no callers
@@ -69,11 +116,7 @@ func (m *Decider) CallerDecided(caller string, d *decision.Decision) {
 	if !ok {
 		return
 	}
-	m.callersMu.Lock()
-	defer m.callersMu.Unlock()
-	if m.known(caller) {
-		m.callers.decisions.WithLabelValues(caller, o).Inc()
-	}
+	m.countCaller(caller, func() { m.callers.decisions.WithLabelValues(caller, o).Inc() })
 }
 
 // CallerDenied counts one call of caller refused for the cluster it named.
@@ -81,9 +124,5 @@ func (m *Decider) CallerDenied(caller string) {
 	if m == nil {
 		return
 	}
-	m.callersMu.Lock()
-	defer m.callersMu.Unlock()
-	if m.known(caller) {
-		m.callers.denied.WithLabelValues(caller).Inc()
-	}
+	m.countCaller(caller, func() { m.callers.denied.WithLabelValues(caller).Inc() })
 }

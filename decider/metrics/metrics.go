@@ -31,7 +31,7 @@ type Decider struct {
 	infoMu     sync.Mutex // keeps installation_info at one series
 	grpcServer *grpcprom.ServerMetrics
 	callers    *callerMetrics
-	callersMu  sync.Mutex // guards callers.names
+	callersMu  sync.Mutex // guards callers.known and callers.created
 }
 
 // NewDecider creates the decider metrics and registers them, the gRPC server
@@ -78,7 +78,8 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 		callers:    newCallerMetrics(),
 	}
 	reg.MustRegister(m.decisions, m.refusals, m.duration, m.findings, m.reloads,
-		m.problems, m.info, m.loadedAt, m.grpcServer, m.callers.decisions, m.callers.denied)
+		m.problems, m.info, m.loadedAt, m.grpcServer)
+	reg.MustRegister(m.callers.collectors()...)
 	if err := registerRuntime(reg); err != nil {
 		panic(err)
 	}

@@ -1,6 +1,11 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
+)
 
 func TestURL(t *testing.T) {
 	tests := []struct {
@@ -42,4 +47,27 @@ func FuzzURL(f *testing.F) {
 			t.Fatalf("redaction is not idempotent: %q -> %q -> %q", s, out, URL(out))
 		}
 	})
+}
+
+func TestMessagesQuoteAtMostTheMessageLimit(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	tests := []struct {
+		name, got, want string
+	}{
+		{"a short value is quoted whole", QuoteCut("apps/"), `"apps/"`},
+		{"a 1 MiB value is cut, marked with an ellipsis", QuoteCut(long), `"` + strings.Repeat("a", textcut.MessageLimit) + `"…`},
+		{"a cut value is still redacted", QuoteCut("https://u:p@h/" + long)[:len(`"https://…@h/`)], `"https://…@h/`},
+		{"a short list is joined whole", List([]string{"apps/a/", "shared/"}), "apps/a/, shared/"},
+		{"a list above the limit says how many items it left out", List([]string{strings.Repeat("x", 150), strings.Repeat("y", 100), "z", "w"}),
+			strings.Repeat("x", 150) + ", " + strings.Repeat("y", 48) + "… (2 more)"},
+		{"a single item above the limit is cut", List([]string{long}), strings.Repeat("a", textcut.MessageLimit) + "…"},
+		{"a withheld value shows its length only", Withheld("frontdoor.west.example"), "<withheld, 22 characters>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
 }

@@ -2,7 +2,8 @@ package handler
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
 // redactURL hides URL userinfo (spec 04 §3.2) in details that reach an
@@ -40,31 +41,8 @@ func redactURL(s string) string {
 }
 
 // cut shortens s to at most n characters (runes).
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
-}
+func cut(s string, n int) string { return textcut.Runes(s, n) }
 
 // cutBytes returns the longest prefix of s of at most n bytes that ends on a
 // character boundary.
-func cutBytes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func cutBytes(s string, n int) string { return textcut.Bytes(s, n) }

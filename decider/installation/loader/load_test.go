@@ -121,10 +121,17 @@ func TestEmptyAndMissingDocuments(t *testing.T) {
 			t.Errorf("%v %s %s", err, inst.Canonical, inst.Revision)
 		}
 	})
-	t.Run("null values are unset", func(t *testing.T) {
-		if inst := mustLoad(t, "fileMode: null\nstoreDefaults: ~\nsourceDeny:\nenvPolicy: null\n"); inst.Revision != installation.EmptyRevision {
+	t.Run("a null scalar is unset", func(t *testing.T) {
+		if inst := mustLoad(t, "fileMode: null\nmode: ~\n"); inst.Revision != installation.EmptyRevision {
 			t.Errorf("canonical %s", inst.Canonical)
 		}
+	})
+	t.Run("a null map-valued setting is refused, every one at once (issue 23)", func(t *testing.T) {
+		assertLines(t, problemLines(t, "storeDefaults: ~\nsourceDeny:\nenvPolicy: null\n"), []string{
+			"storeDefaults: is empty (null); write {} or remove the key",
+			"sourceDeny: is empty (null); write {} or remove the key",
+			"envPolicy: is empty (null); write {} or remove the key",
+		})
 	})
 	t.Run("a missing default path is the empty document", func(t *testing.T) {
 		inst, err := Load(Options{DocumentPath: filepath.Join(t.TempDir(), "installation.yaml")})
