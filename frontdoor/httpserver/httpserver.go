@@ -32,6 +32,10 @@ const (
 	IdleTimeout          = 120 * time.Second
 	DefaultShutdownGrace = 30 * time.Second
 	DefaultDrainDelay    = 5 * time.Second
+	// MaxHeaderBytes bounds a request's header block (issue 23): the API
+	// server sends a few hundred bytes; net/http's default is 1 MiB per
+	// connection, read before any handler (or --client-ca) runs.
+	MaxHeaderBytes = 32 << 10
 )
 
 // Config configures a Server.
@@ -168,6 +172,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		Protocols:         &protocols,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}
