@@ -33,6 +33,7 @@ var subcommands = map[string]subcommand{
 }
 
 func main() {
+	applyMemoryLimit(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

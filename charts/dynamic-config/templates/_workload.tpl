@@ -84,6 +84,14 @@ spec:
         {{- toYaml .args | nindent 8 }}
       env:
         {{- .env | trim | nindent 8 }}
+        {{- if dig "limits" "memory" "" ($c.resources | default dict) }}
+        {{- /* The binary holds its heap to 90 % of this (GOMEMLIMIT unset; issue 23). */}}
+        - name: DYNAMIC_CONFIG_MEMORY_LIMIT
+          valueFrom:
+            resourceFieldRef:
+              resource: limits.memory
+              divisor: "1"
+        {{- end }}
         {{- with $c.env }}
         {{- include "dynamic-config.cascade.envList" . | trim | nindent 8 }}
         {{- end }}
