@@ -44,6 +44,7 @@ func init() {
 }
 
 func main() {
+	applyMemoryLimit(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -17,19 +17,35 @@ import (
 // not know; it never says which part was wrong, nor who is known.
 var errUnknownCaller = status.Error(codes.Unauthenticated, "a credential of a known caller is required")
 
+// authorizationShape refuses, in the tap handle, an authorization the
+// callers file could never accept (malformed, or more than one); who the
+// caller is needs its certificate, so the interceptor decides that.
+func authorizationShape(md metadata.MD) error {
+	_, _, err := bearerToken(md)
+	return authorizationRefusal(err)
+}
+
+// authorizationRefusal is the callers file's answer to a bad authorization:
+// errUnknownCaller, except that a second header says so.
+func authorizationRefusal(err error) error {
+	if err == errUnauthenticated {
+		return errUnknownCaller
+	}
+	return err
+}
+
 // callersAuth identifies the caller from its verified client certificate
 // and its bearer token against the callers file, and puts it in the
 // context; the service then checks the cluster the request names.
 func callersAuth(file *callers.File) auth.AuthFunc {
 	return func(ctx context.Context) (context.Context, error) {
 		var p callers.Presented
-		if len(metadata.ValueFromIncomingContext(ctx, "authorization")) > 0 {
-			token, err := auth.AuthFromMD(ctx, "bearer")
-			if err != nil || token == "" {
-				return nil, errUnknownCaller // a malformed authorization is never ignored
-			}
-			p.Token, p.HasToken = token, true
+		md, _ := metadata.FromIncomingContext(ctx)
+		token, present, err := bearerToken(md)
+		if err != nil {
+			return nil, authorizationRefusal(err) // a malformed authorization is never ignored
 		}
+		p.Token, p.HasToken = token, present
 		if pr, ok := peer.FromContext(ctx); ok {
 			if info, ok := pr.AuthInfo.(credentials.TLSInfo); ok && len(info.State.VerifiedChains) > 0 && len(info.State.VerifiedChains[0]) > 0 {
 				leaf := info.State.VerifiedChains[0][0]

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
@@ -76,6 +76,12 @@ type Config struct {
 	// MaxConnectionAgeGrace is what calls in flight get after that GOAWAY
 	// (0 = DefaultMaxConnectionAgeGrace).
 	MaxConnectionAgeGrace time.Duration
+	// ConnectionTimeout bounds a new connection's handshake (0 =
+	// DefaultConnectionTimeout).
+	ConnectionTimeout time.Duration
+	// MaxConnectionIdle closes a connection without calls after this long
+	// (0 = DefaultMaxConnectionIdle).
+	MaxConnectionIdle time.Duration
 	// DrainDelay is how long Shutdown keeps serving after turning
 	// NOT_SERVING, so that health watchers and endpoint lists drop this
 	// replica before it stops accepting calls (0 = none).
@@ -131,11 +137,14 @@ func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*
 	}
 
 	authFn := auth.AuthFunc(nil)
+	var tapCheck func(metadata.MD) error
 	switch {
 	case cfg.Callers != nil:
 		authFn = callersAuth(cfg.Callers)
+		tapCheck = authorizationShape // the certificate is checked by the interceptor
 	case token != nil:
 		authFn = bearerAuth(token)
+		tapCheck = bearerCheck(token)
 	}
 	unary, stream := chain(cfg.Metrics, logger, authFn)
 	opts := []grpc.ServerOption{
@@ -151,14 +160,10 @@ func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*
 		// pings otherwise cross the connection with almost every call.
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-			MinTime:             KeepaliveMinTime,
-			PermitWithoutStream: true,
-		}),
-		grpc.KeepaliveParams(keepalive.ServerParameters{
-			MaxConnectionAge:      age,
-			MaxConnectionAgeGrace: ageGrace,
-		}),
+	}
+	opts = append(opts, transportBounds(cfg.ConnectionTimeout, cfg.MaxConnectionIdle, age, ageGrace)...)
+	if tapCheck != nil {
+		opts = append(opts, grpc.InTapHandle(authTap(tapCheck, logger)))
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,9 +57,12 @@ func listServices(t *testing.T, conn *grpc.ClientConn) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A stream the server has already ended (Unimplemented with reflection
+	// off, or refused by the transport) answers Send with io.EOF; the
+	// status is then read with Recv (grpc.ClientStream.SendMsg).
 	if err := stream.Send(&reflectionpb.ServerReflectionRequest{
 		MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{ListServices: "*"},
-	}); err != nil {
+	}); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	resp, err := stream.Recv()
@@ -230,8 +234,18 @@ func TestBearerToken(t *testing.T) {
 		if err := os.WriteFile(tokenPath, []byte("rotated-token-value"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := client.GetInstallation(withToken("rotated-token-value"), &deciderv1.GetInstallationRequest{}); err != nil {
-			t.Errorf("new token refused: %v", err)
+		// The re-check runs off the request path: the new token is in
+		// force once it finished.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, err := client.GetInstallation(withToken("rotated-token-value"), &deciderv1.GetInstallationRequest{})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("new token refused: %v", err)
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
 		_, err := client.GetInstallation(withToken("s3cret-token"), &deciderv1.GetInstallationRequest{})
 		if status.Code(err) != codes.Unauthenticated {
@@ -405,6 +419,9 @@ func TestInterceptorOrder(t *testing.T) {
 	if _, err := client.Decide(ctxTimeout(t), mutateRequest("panic")); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("a call without a token: %v, want Unauthenticated (auth runs before the handler)", err)
 	}
+	if _, err := client.Decide(metadata.AppendToOutgoingContext(ctxTimeout(t), "authorization", "Bearer wrong"), mutateRequest("panic")); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a call with a wrong token: %v, want Unauthenticated", err)
+	}
 	families, err := r.registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -425,7 +442,21 @@ func TestInterceptorOrder(t *testing.T) {
 		}
 	}
 	log := r.log.String()
-	for _, code := range []string{"Internal", "Unauthenticated"} {
+	// Issue 23: the token is checked in the transport's tap handle, before
+	// the chain and before the message is read; the chain never sees a
+	// refused call, and the tap writes one sampled line for a burst.
+	t.Run("a call the token refuses never reaches the chain", func(t *testing.T) {
+		if handled["Unauthenticated"] != 0 {
+			t.Errorf("grpc_server_handled_total{grpc_method=Decide,grpc_code=Unauthenticated} = %v, want 0", handled["Unauthenticated"])
+		}
+	})
+	t.Run("the tap handle logs the first refused call and suppresses the next within the interval", func(t *testing.T) {
+		line := `"msg":"grpc call refused before its message was read","grpc_service":"dynamicconfig.decider.v1.DeciderService","grpc_method":"Decide","grpc_code":"Unauthenticated","suppressed":0`
+		if n := strings.Count(log, "grpc call refused before its message was read"); n != 1 || !strings.Contains(log, line) {
+			t.Errorf("%d refusal lines, want 1 of %s:\n%s", n, line, log)
+		}
+	})
+	for _, code := range []string{"Internal"} {
 		t.Run("metrics, outside recovery and auth, count the "+code+" call", func(t *testing.T) {
 			if handled[code] != 1 {
 				t.Errorf("grpc_server_handled_total{grpc_method=Decide,grpc_code=%s} = %v, want 1 (all: %v)", code, handled[code], handled)

@@ -6,7 +6,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"os"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,14 +17,22 @@ var tokenRecheck = time.Second
 // tokenFile holds the expected bearer token, re-read when the file changes
 // (a Secret update swaps it under a running pod). Only the token's digest is
 // kept; a file that becomes unreadable or empty keeps the last good token.
+// Readers never wait and never do I/O: a due re-check runs on its own
+// goroutine and swaps the new token in atomically (issue 23), because the
+// check runs in the transport's tap handle, on a connection's read loop.
 type tokenFile struct {
 	path string
 
-	mu        sync.Mutex
-	checkedAt time.Time
-	modTime   time.Time
-	size      int64
-	digest    [sha256.Size]byte
+	state      atomic.Pointer[tokenState]
+	checkedAt  atomic.Int64 // unix nanoseconds of the last re-check
+	rechecking atomic.Bool
+}
+
+// tokenState is one reading of the file.
+type tokenState struct {
+	modTime time.Time
+	size    int64
+	digest  [sha256.Size]byte
 }
 
 // newTokenFile reads path; it must hold a non-empty token.
@@ -34,40 +42,49 @@ func newTokenFile(path string) (*tokenFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth token file: %w", err)
 	}
-	if err := t.load(info); err != nil {
+	st, err := readToken(path, info)
+	if err != nil {
 		return nil, err
 	}
-	t.checkedAt = time.Now()
+	t.state.Store(st)
+	t.checkedAt.Store(time.Now().UnixNano())
 	return t, nil
 }
 
-// load reads the token; the caller holds mu (or owns t).
-func (t *tokenFile) load(info os.FileInfo) error {
-	raw, err := os.ReadFile(t.path)
+// readToken reads and digests the token of path.
+func readToken(path string, info os.FileInfo) (*tokenState, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("auth token file: %w", err)
+		return nil, fmt.Errorf("auth token file: %w", err)
 	}
 	token := bytes.TrimSpace(raw)
 	if len(token) == 0 {
-		return fmt.Errorf("auth token file %s is empty", t.path)
+		return nil, fmt.Errorf("auth token file %s is empty", path)
 	}
-	t.digest = sha256.Sum256(token)
-	t.modTime, t.size = info.ModTime(), info.Size()
-	return nil
+	return &tokenState{modTime: info.ModTime(), size: info.Size(), digest: sha256.Sum256(token)}, nil
 }
 
-// current returns the digest of the token in force, re-reading the file
-// when it changed since the last check.
+// current returns the digest of the token in force; when a re-check is due
+// it starts one in the background (at most one at a time).
 func (t *tokenFile) current() [sha256.Size]byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if now := time.Now(); now.Sub(t.checkedAt) >= tokenRecheck {
-		t.checkedAt = now
-		if info, err := os.Stat(t.path); err == nil && (!info.ModTime().Equal(t.modTime) || info.Size() != t.size) {
-			_ = t.load(info) // on failure the last good token stays
-		}
+	st := t.state.Load()
+	if time.Now().UnixNano()-t.checkedAt.Load() >= int64(tokenRecheck) && t.rechecking.CompareAndSwap(false, true) {
+		go t.recheck(st)
 	}
-	return t.digest
+	return st.digest
+}
+
+// recheck re-reads the file when it changed since st.
+func (t *tokenFile) recheck(st *tokenState) {
+	defer t.rechecking.Store(false)
+	defer t.checkedAt.Store(time.Now().UnixNano())
+	info, err := os.Stat(t.path)
+	if err != nil || info.ModTime().Equal(st.modTime) && info.Size() == st.size {
+		return
+	}
+	if next, err := readToken(t.path, info); err == nil {
+		t.state.Store(next) // on failure the last good token stays
+	}
 }
 
 // Matches compares presented with the token in constant time (over digests,

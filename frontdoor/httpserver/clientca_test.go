@@ -1,9 +1,14 @@
 package httpserver
 
 import (
+	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +79,43 @@ func TestAClientCARequiresTheAPIServersCertificateOnTheAdmissionPaths(t *testing
 			if code, _, _ := get(t, clientWith(nil), "https://"+addr+p); code != 200 {
 				t.Errorf("%s: %d", p, code)
 			}
+		}
+	})
+}
+
+// Issue 23: anyone who reaches the port can make the refused-certificate
+// WARN line; it is written first, then once per interval with a count.
+func TestTheRefusedClientCertificateLineIsSampled(t *testing.T) {
+	var log bytes.Buffer
+	now := time.Unix(1000, 0)
+	s := New(Config{
+		Admission: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
+		ClientCAs: x509.NewCertPool(),
+		Logger:    slog.New(slog.NewJSONHandler(&log, nil)),
+		Now:       func() time.Time { return now },
+	})
+	refuse := func(n int) {
+		for range n {
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate", nil))
+			if rec.Code != http.StatusUnauthorized {
+				t.Fatalf("code %d, want 401", rec.Code)
+			}
+		}
+	}
+	lines := func() []string { return strings.Split(strings.TrimSpace(log.String()), "\n") }
+
+	refuse(1000)
+	t.Run("a burst writes its first refusal only", func(t *testing.T) {
+		if got := lines(); len(got) != 1 || !strings.Contains(got[0], `"suppressed":0`) {
+			t.Errorf("lines %q", got)
+		}
+	})
+	now = now.Add(refusedLogInterval)
+	refuse(1)
+	t.Run("the next line after the interval carries the suppressed count", func(t *testing.T) {
+		if got := lines(); len(got) != 2 || !strings.Contains(got[1], `"suppressed":999`) {
+			t.Errorf("lines %q", got)
 		}
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
 )
 
 // Timeouts of the admission listener (spec 07 §3.3).
@@ -31,6 +32,10 @@ const (
 	IdleTimeout          = 120 * time.Second
 	DefaultShutdownGrace = 30 * time.Second
 	DefaultDrainDelay    = 5 * time.Second
+	// MaxHeaderBytes bounds a request's header block (issue 23): the API
+	// server sends a few hundred bytes; net/http's default is 1 MiB per
+	// connection, read before any handler (or --client-ca) runs.
+	MaxHeaderBytes = 32 << 10
 )
 
 // Config configures a Server.
@@ -58,6 +63,8 @@ type Config struct {
 	// certificate verifies against it (401 otherwise); /healthz, /readyz
 	// and /metrics stay open to the kubelet's probes. It needs Certs.
 	ClientCAs *x509.CertPool
+	// Now is the clock of the sampled log lines (nil = time.Now; tests).
+	Now func() time.Time
 	// Pprof adds net/http/pprof under /debug/pprof/ on the ops listener
 	// (ServeOps) only (--pprof).
 	Pprof bool
@@ -86,7 +93,7 @@ func New(cfg Config) *Server {
 	if cfg.Admission != nil {
 		admission := cfg.Admission
 		if cfg.ClientCAs != nil {
-			admission = requireClientCertificate(admission, cfg.Logger)
+			admission = requireClientCertificate(admission, cfg.Logger, logsample.New(refusedLogInterval, cfg.Now))
 		}
 		// counted outside the client-certificate check, so a refused caller's 401 counts too
 		mux.Handle("/mutate", cfg.Metrics.Instrument(metrics.WebhookMutate, admission))
@@ -165,6 +172,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		Protocols:         &protocols,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}
@@ -247,12 +255,19 @@ func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) e
 // present a verified client certificate.
 const bodyClientCertificateRequired = "a client certificate is required: this front door authenticates the API server (--client-ca)"
 
+// refusedLogInterval bounds the refused-certificate WARN line (issue 23):
+// anyone who reaches the port can make it, so the first is written, then
+// at most one per interval with the count suppressed in between.
+const refusedLogInterval = 10 * time.Second
+
 // requireClientCertificate serves next only to a caller whose TLS client
 // certificate verified against the configured CA; anyone else gets 401.
-func requireClientCertificate(next http.Handler, logger *slog.Logger) http.Handler {
+func requireClientCertificate(next http.Handler, logger *slog.Logger, sampler *logsample.Sampler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-			logger.Warn("admission request without a client certificate refused", "path", r.URL.Path, "remote", r.RemoteAddr)
+			if write, suppressed := sampler.Allow(); write {
+				logger.Warn("admission request without a client certificate refused", "path", r.URL.Path, "remote", r.RemoteAddr, "suppressed", suppressed)
+			}
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			text(w, http.StatusUnauthorized, bodyClientCertificateRequired)
 			return

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,4 +262,24 @@ func TestDrainTurnsReadinessOffAndClosesKeepAliveConnections(t *testing.T) {
 			t.Errorf("stopped %s after shutdown began; want the 2s drain delay first", took)
 		}
 	})
+}
+
+// Issue 23: the header block is bounded before any handler runs.
+func TestAnOversizedHeaderBlockIsRefusedBeforeTheAdmissionHandler(t *testing.T) {
+	var reached atomic.Bool
+	s := New(Config{Admission: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Store(true) })})
+	addr, _ := start(t, s.Serve)
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/mutate", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Padding", strings.Repeat("a", 256<<10))
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge || reached.Load() {
+		t.Errorf("a 256 KiB header: %s, handler reached %v; want 431 before the handler", resp.Status, reached.Load())
+	}
 }

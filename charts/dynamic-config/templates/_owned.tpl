@@ -9,6 +9,8 @@ the value to use. "*" holds the flags of every component.
 "*":
   log-level: {env: DYNAMIC_CONFIG_LOG_LEVEL, use: logging.level}
   log-format: {env: DYNAMIC_CONFIG_LOG_FORMAT, use: logging.format}
+  # not a flag: the binary's soft memory limit, from the container's (issue 23)
+  memory-limit: {env: DYNAMIC_CONFIG_MEMORY_LIMIT, use: "<component>.resources.limits.memory (GOMEMLIMIT overrides it)"}
 frontdoor:
   addr: {env: DYNAMIC_CONFIG_WEBHOOK_ADDR, use: frontdoor.port}
   metrics-addr: {env: DYNAMIC_CONFIG_WEBHOOK_METRICS_ADDR, use: frontdoor.metrics.port}

@@ -91,6 +91,14 @@ spec:
           value: {{ $root.Values.logging.level | quote }}
         - name: DYNAMIC_CONFIG_LOG_FORMAT
           value: {{ $root.Values.logging.format | quote }}
+        {{- if dig "limits" "memory" "" ($c.resources | default dict) }}
+        {{- /* The binary holds its heap to 90 % of this (GOMEMLIMIT unset; issue 23). */}}
+        - name: DYNAMIC_CONFIG_MEMORY_LIMIT
+          valueFrom:
+            resourceFieldRef:
+              resource: limits.memory
+              divisor: "1"
+        {{- end }}
         {{- with merge (deepCopy (default dict $own.extraEnv)) (default dict $c.env) }}
         {{- include "dynamic-config.cascade.envList" . | trim | nindent 8 }}
         {{- end }}
