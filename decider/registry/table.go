@@ -149,7 +149,7 @@ var rows = []Row{
 		"require-ack.readiness-off", "require-ack.init"),
 	flag("events", "false", ScopeDefault, "the watching agent records Kubernetes events (--events; webhook.allowEvents)", "events.not-offered"),
 	{Name: "class", Grammar: knob.Unchecked, Refusal: RefuseForbidden, BuiltInDoc: "none", Scope: ScopePod, OwnsEmpty: true,
-		Checks:      []string{"class.disabled", "class.not-found", "class.not-admitted", "class.credential-elsewhere", "class.key-prefix"},
+		Checks:      []string{"class.disabled", "class.not-found", "class.not-admitted", "class.credential-elsewhere", "class.credential-endpoint", "class.key-segment", "class.key-prefix"},
 		GrammarText: "a class name", Doc: "a DynamicConfigClass of the pod's namespace, else a ClusterDynamicConfigClass, fills source, endpoint and token-secret where the pod is silent (docs/classes.md)"},
 	{Name: "canary-configmap", Grammar: knob.ConfigMapRef, BuiltInDoc: "none", Scope: ScopeDefault, Checks: []string{"object-ref.form", "canary-configmap.init"},
 		GrammarText: "<configmap-name> or <configmap-name>/<key>", Doc: "a ConfigMap holding the canary percentage (--canary; key default percent)"},

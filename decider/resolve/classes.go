@@ -1,9 +1,9 @@
 package resolve
 
 import (
-	"strings"
-
+	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
@@ -35,6 +35,9 @@ func (s *state) resolveClass() *decision.Refusal {
 				": its token Secret lives in namespace "+t.Namespace+", and a pod can only mount Secrets of its own namespace ("+ns+")")
 		}
 	}
+	if ref := classCredentialEndpoint(s, c); ref != nil {
+		return ref
+	}
 	s.consulted = c
 	ref := c.Ref()
 	fill := func(i registry.ID, text string) {
@@ -51,29 +54,26 @@ func (s *state) resolveClass() *decision.Refusal {
 	return nil
 }
 
-// classKeyPrefix is class.key-prefix (spec 08 §4): a cluster class with
-// keyPrefixes serves only keys under them, {namespace} being the pod's.
-func classKeyPrefix(s *state) *decision.Refusal {
-	c := s.consulted
-	if c == nil || !c.Cluster() || len(c.KeyPrefixes) == 0 || !s.def.vals[registry.Key].set {
+// classCredentialEndpoint is class.credential-endpoint (issue 23): a class's
+// credential goes only to the class's endpoint, so a pod that chooses its own
+// address (endpoint other than the class's, or endpoint-secret) while the
+// class would fill token-secret is refused rather than combined with it.
+func classCredentialEndpoint(s *state, c *classes.Class) *decision.Refusal {
+	if c.TokenSecret == nil || s.def.ann[registry.TokenSecret].set {
+		return nil // no class credential, or the pod brings its own
+	}
+	addr := s.def.ann[registry.EndpointSecret]
+	if e := s.def.ann[registry.Endpoint]; e.set && !addr.set {
+		if e.value == c.Endpoint {
+			return nil // the class's own address, written out
+		}
+		addr = e
+	}
+	if !addr.set {
 		return nil
 	}
-	k := s.def.vals[registry.Key].text
-	prefixes := c.Prefixes(s.f.Namespace)
-	for _, p := range prefixes {
-		if strings.HasPrefix(k, p) {
-			return nil
-		}
-	}
-	return refuseAs(registry.Class.Row().Refusal, "class.key-prefix", key(&s.def, registry.Key), "", "dynamic-config.rs/key is "+q(k)+
-		": the cluster class "+c.Name+" only serves keys under "+strings.Join(prefixes, ", "))
-}
-
-// keyChecks is B58: key.required, then the class guard class.key-prefix on
-// the resolved key.
-func keyChecks(s *state) *decision.Refusal {
-	if ref := keyRequired(s); ref != nil {
-		return ref
-	}
-	return classKeyPrefix(s)
+	tok := registry.Full(rows[registry.TokenSecret].Name, "")
+	return refuseAs(registry.Class.Row().Refusal, "class.credential-endpoint", addr.key, "", addr.key+" is "+q(addr.value)+
+		", but "+tok+" would come from the class "+c.ShortRef()+" ("+c.TokenSecretRef()+"), and a class's credential is used only with the class's endpoint ("+
+		redact.URL(c.Endpoint)+"): drop "+addr.key+", or name a credential of your own with "+tok)
 }

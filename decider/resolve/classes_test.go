@@ -105,8 +105,10 @@ func TestPodValuesWinOverTheClass(t *testing.T) {
 }
 
 func TestEndpointSecretBlocksTheClassEndpoint(t *testing.T) {
+	// The pod brings its own credential: a class credential next to a
+	// pod-chosen address is class.credential-endpoint (keyguard_test.go).
 	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
-		"endpoint-secret", "vault-addr/url"))
+		"endpoint-secret", "vault-addr/url", "token-secret", "vault-token/token"))
 	mustInject(t, d)
 	if v := resolved(t, d, "", "endpoint"); v.Set {
 		t.Errorf("endpoint %+v; want unset: endpoint-secret blocks the class endpoint", v)

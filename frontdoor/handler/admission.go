@@ -312,13 +312,22 @@ const (
 	maxDetail               = 200
 )
 
-// failed applies --on-decider-error(-validate) (spec 04 §5).
-func (a *admission) failed(f *failure) *review.Response {
-	flag, what := "--on-decider-error", "this pod could not be decided"
+// failureFlag is the flag that rules a failure on this path and what the
+// failure cost the object.
+func (a *admission) failureFlag() (flag, what string) {
 	if a.webhook == metrics.WebhookValidate {
-		flag = "--on-decider-error-validate"
-		what = "this " + a.kind + " could not be checked against the environment-variable policy"
+		return "--on-decider-error-validate", "this " + a.kind + " could not be checked against the environment-variable policy"
 	}
+	return "--on-decider-error", "this pod could not be decided"
+}
+
+// failed applies --on-decider-error(-validate) (spec 04 §5) — except to a
+// decider that refused this front door as a caller, which always denies.
+func (a *admission) failed(f *failure) *review.Response {
+	if f.callerRefused() {
+		return a.refusedAsCaller(f)
+	}
+	flag, what := a.failureFlag()
 	detail := cut(redactURL(f.detail), maxDetail)
 	causeOf := func(detail string) string {
 		if f.code != "" {

@@ -564,6 +564,7 @@ func TestOutcomesAreCounted(t *testing.T) {
 	want := `
 # HELP dynamic_config_admission_refusals_total Denied admissions on both paths, by refusal reason.
 # TYPE dynamic_config_admission_refusals_total counter
+dynamic_config_admission_refusals_total{reason="caller_refused"} 0
 dynamic_config_admission_refusals_total{reason="conflict"} 0
 dynamic_config_admission_refusals_total{reason="decider_unavailable"} 1
 dynamic_config_admission_refusals_total{reason="env_policy"} 0
@@ -657,7 +658,7 @@ func TestABodyOfUnknownLengthIsCutAtTheLimit(t *testing.T) {
 
 func TestADeciderErrorIsLoggedAtWarnWithItsCodeAndRedactedDetail(t *testing.T) {
 	client, _ := serveDecider(t, &fakeDecider{decide: func(context.Context, *deciderv1.DecisionRequest) (*deciderv1.DecisionResponse, error) {
-		return nil, status.Error(codes.Unauthenticated, "token rejected by https://admin:s3cret@decider:9090")
+		return nil, status.Error(codes.Unavailable, "token rejected by https://admin:s3cret@decider:9090")
 	}})
 	var logs bytes.Buffer
 	h := New(Config{Decider: client, Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -666,7 +667,7 @@ func TestADeciderErrorIsLoggedAtWarnWithItsCodeAndRedactedDetail(t *testing.T) {
 	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
 		t.Fatalf("log %q: %v", logs.String(), err)
 	}
-	if line["msg"] != "admission" || line["level"] != "WARN" || line["grpc_code"] != "Unauthenticated" ||
+	if line["msg"] != "admission" || line["level"] != "WARN" || line["grpc_code"] != "Unavailable" ||
 		line["detail"] != "token rejected by https://…@decider:9090" || line["outcome"] != "decider_error_denied" {
 		t.Fatalf("log line %v", line)
 	}

@@ -42,7 +42,16 @@ const (
 	ReasonEnvPolicy          = "env_policy"
 	ReasonDeciderUnavailable = "decider_unavailable"
 	ReasonInternal           = "internal"
+	// ReasonCallerRefused: the decider refused this front door as a caller
+	// (PERMISSION_DENIED, UNAUTHENTICATED) — a denial whatever
+	// --on-decider-error says (issue 23).
+	ReasonCallerRefused = "caller_refused"
 )
+
+// AuthorizationCodes are the gRPC codes, by name, with which a decider
+// refuses a caller: the values of the code label of
+// dynamic_config_decider_authorization_failures_total.
+var AuthorizationCodes = []string{"PermissionDenied", "Unauthenticated"}
 
 // Frontdoor is the front door's metric set.
 type Frontdoor struct {
@@ -54,6 +63,7 @@ type Frontdoor struct {
 	rpcDuration *prometheus.HistogramVec
 	inFlight    *prometheus.GaugeVec
 	requests    *prometheus.CounterVec
+	authFails   *prometheus.CounterVec
 	revisions   *revisions
 }
 
@@ -96,21 +106,28 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 			Name: "dynamic_config_webhook_requests_total",
 			Help: "HTTP requests answered on /mutate and /validate, by webhook and HTTP status code (a body that is no AdmissionReview counts too).",
 		}, []string{"webhook", "code"}),
+		authFails: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamic_config_decider_authorization_failures_total",
+			Help: "Decide calls the decider refused as not authorized (a lasting caller misconfiguration; each one denied its admission), by webhook and gRPC code.",
+		}, []string{"webhook", "code"}),
 		revisions: newRevisions(),
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
-		m.rpcDuration, m.inFlight, m.requests, m.revisions.gauge)
+		m.rpcDuration, m.inFlight, m.requests, m.authFails, m.revisions.gauge)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.admissions.WithLabelValues(o)
 	}
 	for _, o := range []string{OutcomeSkipped, OutcomeAllowed, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.validations.WithLabelValues(o)
 	}
-	for _, r := range []string{ReasonMalformed, ReasonPinned, ReasonPolicy, ReasonConflict, ReasonEnvPolicy, ReasonDeciderUnavailable, ReasonInternal} {
+	for _, r := range []string{ReasonMalformed, ReasonPinned, ReasonPolicy, ReasonConflict, ReasonEnvPolicy, ReasonDeciderUnavailable, ReasonInternal, ReasonCallerRefused} {
 		m.refusals.WithLabelValues(r)
 	}
 	for _, w := range []string{WebhookMutate, WebhookValidate} {
 		m.duration.WithLabelValues(w)
+		for _, c := range AuthorizationCodes {
+			m.authFails.WithLabelValues(w, c)
+		}
 	}
 	// The code label is created by the codes that occur (no 17 × 2 zero series).
 	for _, w := range []string{WebhookMutate, WebhookValidate} {
@@ -150,6 +167,15 @@ func (m *Frontdoor) Admission(webhook, outcome string, elapsed time.Duration) {
 		m.admissions.WithLabelValues(outcome).Inc()
 	}
 	m.duration.WithLabelValues(webhook).Observe(elapsed.Seconds())
+}
+
+// AuthorizationFailure counts one Decide call on webhook that the decider
+// refused with code (one of AuthorizationCodes).
+func (m *Frontdoor) AuthorizationFailure(webhook, code string) {
+	if m == nil {
+		return
+	}
+	m.authFails.WithLabelValues(webhook, code).Inc()
 }
 
 // Refusal counts one denied admission by reason (a Reason constant).

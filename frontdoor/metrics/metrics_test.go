@@ -49,7 +49,9 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 		{"dynamic_config_validations_total", dto.MetricType_COUNTER, []string{"outcome"},
 			[]string{"allowed", "decider_error_allowed", "decider_error_denied", "refused", "skipped"}},
 		{"dynamic_config_admission_refusals_total", dto.MetricType_COUNTER, []string{"reason"},
-			[]string{"conflict", "decider_unavailable", "env_policy", "internal", "malformed", "pinned", "policy"}},
+			[]string{"caller_refused", "conflict", "decider_unavailable", "env_policy", "internal", "malformed", "pinned", "policy"}},
+		{"dynamic_config_decider_authorization_failures_total", dto.MetricType_COUNTER, []string{"code", "webhook"},
+			[]string{"PermissionDenied", "PermissionDenied", "Unauthenticated", "Unauthenticated"}},
 		{"dynamic_config_admission_duration_seconds", dto.MetricType_HISTOGRAM, []string{"webhook"}, []string{"mutate", "validate"}},
 		{"dynamic_config_admission_patch_bytes_total", dto.MetricType_COUNTER, nil, nil},
 		{"dynamic_config_decider_rpc_duration_seconds", dto.MetricType_HISTOGRAM, []string{"code"}, []string{"OK"}},
@@ -112,6 +114,7 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	var m *Frontdoor
 	m.Admission(WebhookMutate, OutcomeSkipped, time.Second)
 	m.Refusal(ReasonInternal)
+	m.AuthorizationFailure(WebhookMutate, "PermissionDenied")
 	m.PatchBytes(1)
 	m.DeciderRPC("OK", time.Second)
 	m.RevisionAnswered("sha256:a")
