@@ -6,6 +6,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
 )
 
@@ -99,7 +100,7 @@ func (s *state) keyGuards(r *render) []keyGuard {
 
 // judge refuses key on render r unless it is plain and under a prefix.
 func (g keyGuard) judge(r *render, k string) *decision.Refusal {
-	under := strings.Join(g.prefixes, ", ")
+	under := redact.List(g.prefixes) // cut to the message limit: prefixes come from the class
 	rk := key(r, registry.Key)
 	if why := classes.KeyNotPlain(k); why != "" {
 		return refuseAs(registry.Class.Row().Refusal, "class.key-segment", rk, r.name, rk+" is "+q(k)+": it has "+why+", and "+

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
@@ -140,4 +142,21 @@ func TestAPinnedTokenSecretOfAGuardedClassBringsTheClassGuardToEveryPod(t *testi
 		})
 	}
 	mustInject(t, DecideWithClasses(inst, guardSet, secretPod("key", "apps/billing/app")))
+}
+
+// A class with many long prefixes is refused with its prefixes cut to the
+// message limit, the ones left out counted (issue 23 item 7).
+func TestAKeyGuardRefusalCutsALongPrefixList(t *testing.T) {
+	prefixes := make([]string, 64)
+	for i := range prefixes {
+		prefixes[i] = fmt.Sprintf("apps/{namespace}/%03d-%s/", i, strings.Repeat("x", 100))
+	}
+	set := classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "many", Source: "consul", Endpoint: "http://consul:8500", KeyPrefixes: prefixes}})
+	r := mustRefuse(t, DecideWithClasses(installation.Empty(), set, classPod("billing", "many", "key", "other/app")))
+	if r.Check != "class.key-prefix" {
+		t.Fatalf("refusal %s, want class.key-prefix: %s", r.Check, r.Message)
+	}
+	if n := len(r.Message); n > 600 || !strings.Contains(r.Message, " more)") {
+		t.Errorf("message of %d bytes, want the prefix list cut with a count of the rest:\n%s", n, r.Message)
+	}
 }
