@@ -164,12 +164,12 @@ func TestACallerIdentifiedByItsClientCertificate(t *testing.T) {
 	})
 	t.Run("the same certificate claiming another cluster is denied", func(t *testing.T) {
 		r := applyJSON(t, pod(claimNS, "consul", consul.annotations))
-		wantRefused(t, r, "DynamicConfigDeciderUnavailable", "PermissionDenied: this caller may not speak for the cluster named in the request")
+		wantRefused(t, r, "DynamicConfigCallerRefused", "PermissionDenied: this caller may not speak for the cluster named in the request")
 		asserted(t, "the same certificate with --cluster-name east → PermissionDenied")
 	})
 	t.Run("a certificate of the same CA that the callers file does not list is unauthenticated", func(t *testing.T) {
 		r := applyJSON(t, pod(otherNS, "consul", consul.annotations))
-		wantRefused(t, r, "DynamicConfigDeciderUnavailable", "Unauthenticated: a credential of a known caller is required")
+		wantRefused(t, r, "DynamicConfigCallerRefused", "Unauthenticated: a credential of a known caller is required")
 		asserted(t, "an unlisted certificate from the decider's CA → Unauthenticated")
 	})
 }

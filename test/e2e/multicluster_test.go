@@ -167,17 +167,25 @@ func TestTwoClustersShareOneDecider(t *testing.T) {
 		}
 	}
 
-	t.Run("west's credential claiming to be east is refused, and the refusal names nothing of east's setup", func(t *testing.T) {
+	t.Run("west's credential claiming to be east is refused as a caller, and the refusal names nothing of east's setup", func(t *testing.T) {
 		var r kubectlResult
 		onCluster(west, func() {
 			r = applyJSON(t, pod(liarNS, "consul", consul.annotations))
-			wantRefused(t, r, "DynamicConfigDeciderUnavailable",
+			// an authorization failure is never an outage (issue 23): 403
+			// DynamicConfigCallerRefused, naming the cluster the front door
+			// itself claims and the callers file
+			wantRefused(t, r, "DynamicConfigCallerRefused",
 				"PermissionDenied: this caller may not speak for the cluster named in the request")
+			if !strings.Contains(r.stderr, `does not let this front door's caller speak for cluster "east"`) {
+				t.Fatalf("the refusal does not name the front door's own (claimed) cluster and the callers file:\n%s", r.stderr)
+			}
 			if podExists(t, liarNS, "consul") {
 				t.Fatalf("the refused pod was stored")
 			}
 		})
-		wantNothingOfEast(t, r.stderr)
+		// "east" is the liar's own --cluster-name, quoted back to it; nothing
+		// else of east's setup may appear
+		wantNothingOfEast(t, strings.ReplaceAll(r.stderr, `cluster "east"`, `cluster "<claimed>"`))
 		if !strings.Contains(d.proc.logText(), `"msg":"caller denied","caller":"west-frontdoor","cluster":"east"`) {
 			t.Fatalf("the decider did not log the denial with the caller and the cluster claimed")
 		}
