@@ -12,7 +12,10 @@
 #                       push the multi-arch image index (PUBLISH_PLATFORMS) as
 #                       REGISTRY/dynamic-config:TAG and the chart as
 #                       oci://REGISTRY/charts/dynamic-config; PUBLISH_INSECURE=1 for a
-#                       plain-HTTP registry. Credentials: `helm registry login` and
+#                       plain-HTTP registry. Each image carries a CycloneDX SBOM of its
+#                       binary (cyclonedx-gomod, pinned in tools/go.mod) as an OCI 1.1
+#                       artifact whose subject is that image (the referrers API).
+#                       Credentials: `helm registry login` and
 #                       ~/.docker/config.json (both tools read the docker config)
 #   make publish-check  make publish against a registry started in-process on 127.0.0.1,
 #                       then pull both back and check platforms, digests and the chart
@@ -30,6 +33,7 @@ CHART_PACKAGE_DIR := $(BIN)/chart
 PUBLISH_PLATFORMS ?= linux/amd64 linux/arm64
 PUBLISH_DIR       := $(BIN)/publish
 PUBLISH_INSECURE  ?=
+SBOM_FILE         := dynamic-config.cdx.json
 IMAGE_TAG         := $(subst +,_,$(VERSION))
 
 CI_TARGETS += image-check version-check publish-check
@@ -62,8 +66,11 @@ version-check: build chart-package ## version.sh's rules hold; the binary, the i
 publish: chart-package ## push the multi-arch image index and the chart to REGISTRY (host:port/path); PUBLISH_INSECURE=1 for plain HTTP
 	@test -n "$(REGISTRY)" || { echo "publish: set REGISTRY=host:port/path (e.g. registry.example.com/team)" >&2; exit 2; }
 	$(foreach p,$(PUBLISH_PLATFORMS),CGO_ENABLED=0 GOOS=$(word 1,$(subst /, ,$(p))) GOARCH=$(word 2,$(subst /, ,$(p))) \
-		$(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config ./cmd/dynamic-config &&) true
-	cd tools && $(GO) run ./ociimage push $(foreach p,$(PUBLISH_PLATFORMS),--binary $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config) \
+		$(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config ./cmd/dynamic-config && \
+		(cd tools && $(GO) tool cyclonedx-gomod bin -json -version $(VERSION) \
+			-output $(PUBLISH_DIR)/$(subst /,-,$(p))/$(SBOM_FILE) $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config) &&) true
+	cd tools && $(GO) run ./ociimage push $(foreach p,$(PUBLISH_PLATFORMS),--binary $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config \
+		--sbom $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/$(SBOM_FILE)) \
 		--version $(VERSION) --revision $(REVISION) --ref $(REGISTRY)/dynamic-config:$(IMAGE_TAG) $(if $(PUBLISH_INSECURE),--insecure)
 	$(CHART_ENV) $(CHART_HELM) push $(CHART_PACKAGE_DIR)/dynamic-config-$(patsubst v%,%,$(VERSION)).tgz oci://$(REGISTRY)/charts \
 		$(if $(PUBLISH_INSECURE),--plain-http)

@@ -18,7 +18,8 @@ type platformBinary struct {
 	Path     string
 }
 
-// parsePlatformBinary reads "linux/arm64=bin/publish/linux-arm64/dynamic-config".
+// parsePlatformBinary reads "linux/arm64=bin/publish/linux-arm64/dynamic-config"
+// (--binary and --sbom).
 func parsePlatformBinary(s string) (platformBinary, error) {
 	plat, path, ok := strings.Cut(s, "=")
 	osName, arch, okPlat := strings.Cut(plat, "/")
@@ -63,18 +64,23 @@ func buildIndex(base imageSpec, binaries []platformBinary) (v1.ImageIndex, error
 	return mutate.Annotations(idx, base.labels(created.Format(timeLayout))).(v1.ImageIndex), nil
 }
 
-// pushIndex pushes the index, its images and their blobs to ref (a tag);
-// insecure allows a plain-HTTP registry (name.Insecure). It returns the
-// index's digest.
-func pushIndex(idx v1.ImageIndex, ref string, insecure bool) (v1.Hash, error) {
+// parseTag reads --ref (REGISTRY/REPOSITORY:TAG); insecure allows a
+// plain-HTTP registry (name.Insecure).
+func parseTag(ref string, insecure bool) (name.Tag, error) {
 	var opts []name.Option
 	if insecure {
 		opts = append(opts, name.Insecure)
 	}
 	tag, err := name.NewTag(ref, opts...)
 	if err != nil {
-		return v1.Hash{}, fmt.Errorf("--ref %q: want REGISTRY/REPOSITORY:TAG: %w", ref, err)
+		return name.Tag{}, fmt.Errorf("--ref %q: want REGISTRY/REPOSITORY:TAG: %w", ref, err)
 	}
+	return tag, nil
+}
+
+// pushIndex pushes the index, its images and their blobs to tag and
+// returns the index's digest.
+func pushIndex(idx v1.ImageIndex, tag name.Tag) (v1.Hash, error) {
 	if err := remote.WriteIndex(tag, idx); err != nil {
 		return v1.Hash{}, fmt.Errorf("push %s: %w", tag, err)
 	}

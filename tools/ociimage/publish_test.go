@@ -35,7 +35,8 @@ var publishedPlatforms = []struct {
 // PUBLISH_DIR and HELM), then pulls everything back: the index names
 // exactly linux/amd64 and linux/arm64, each manifest is the image built
 // from that platform's binary (same digest), its config and its binary
-// are that platform's, and the chart pulls with helm and renders.
+// are that platform's, a CycloneDX SBOM of that binary refers to it, and
+// the chart pulls with helm and renders.
 func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
 	if os.Getenv("PUBLISH_CHECK") == "" {
 		t.Skip("PUBLISH_CHECK is not set: make publish-check runs this test")
@@ -45,7 +46,7 @@ func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
 	if version == "" || dir == "" || len(helm) == 0 {
 		t.Fatal("make publish-check sets PUBLISH_VERSION, PUBLISH_DIR and HELM")
 	}
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	if !strings.HasPrefix(host, "127.0.0.1:") {
@@ -116,6 +117,7 @@ func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
 			if m := pulledBinaryMachine(t, img); m != want.machine {
 				t.Errorf("the image's binary is built for %s, want %s", m, want.machine)
 			}
+			checkPublishedSBOM(t, ref.Context(), d.Digest, binary, want.platform.Architecture, version)
 		})
 	}
 

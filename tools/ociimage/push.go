@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// binaryFlags is the repeated --binary flag of the push mode.
+// binaryFlags is the repeated --binary (and --sbom) flag of the push mode.
 type binaryFlags []platformBinary
 
 func (b *binaryFlags) String() string {
@@ -28,15 +28,16 @@ func (b *binaryFlags) Set(s string) error {
 }
 
 // runPush is `ociimage push`: one image per --binary, an OCI image index
-// naming each with its platform, pushed to --ref. It prints the index's
-// digest and each platform's manifest digest.
+// naming each with its platform, pushed to --ref, then each --sbom as an
+// artifact referring to its platform's image. It prints the digests.
 func runPush(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ociimage push", flag.ContinueOnError)
 	var spec imageSpec
-	var binaries binaryFlags
+	var binaries, sboms binaryFlags
 	var ref string
 	var insecure bool
 	fs.Var(&binaries, "binary", "linux/ARCH=PATH of a static binary; once per platform")
+	fs.Var(&sboms, "sbom", "linux/ARCH=PATH of the CycloneDX JSON SBOM of that platform's binary, pushed as an artifact whose subject is its image")
 	fs.StringVar(&spec.Version, "version", "", "the project version (the org.opencontainers.image.version label)")
 	fs.StringVar(&spec.Revision, "revision", "", "the source commit (org.opencontainers.image.revision)")
 	fs.StringVar(&spec.Created, "created", "", "the build time, RFC 3339 (default: the Unix epoch, for a reproducible image)")
@@ -51,11 +52,19 @@ func runPush(args []string, stdout io.Writer) error {
 	if spec.Version == "" || ref == "" {
 		return fmt.Errorf("--version and --ref are required")
 	}
+	tag, err := parseTag(ref, insecure)
+	if err != nil {
+		return err
+	}
 	idx, err := buildIndex(spec, binaries)
 	if err != nil {
 		return err
 	}
-	digest, err := pushIndex(idx, ref, insecure)
+	digest, err := pushIndex(idx, tag)
+	if err != nil {
+		return err
+	}
+	sbomDigests, err := pushSBOMs(idx, sboms, tag)
 	if err != nil {
 		return err
 	}
@@ -65,7 +74,11 @@ func runPush(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: index %s\n", ref, digest)
 	for _, d := range manifest.Manifests {
-		fmt.Fprintf(stdout, "  %s: %s\n", d.Platform, d.Digest)
+		fmt.Fprintf(stdout, "  %s: %s", d.Platform, d.Digest)
+		if s, ok := sbomDigests[d.Platform.String()]; ok {
+			fmt.Fprintf(stdout, " (SBOM %s)", s)
+		}
+		fmt.Fprintln(stdout)
 	}
 	return nil
 }
