@@ -15,8 +15,8 @@
 #                       plain-HTTP registry. Each image carries a CycloneDX SBOM of its
 #                       binary (cyclonedx-gomod, pinned in tools/go.mod) as an OCI 1.1
 #                       artifact whose subject is that image (the referrers API).
-#                       Credentials: `helm registry login` and
-#                       ~/.docker/config.json (both tools read the docker config)
+#                       Credentials: ~/.docker/config.json (docker login) for the
+#                       image, `helm registry login` for the chart
 #   make publish-check  make publish against a registry started in-process on 127.0.0.1,
 #                       then pull both back and check platforms, digests and the chart
 #
@@ -34,6 +34,8 @@ PUBLISH_PLATFORMS ?= linux/amd64 linux/arm64
 PUBLISH_DIR       := $(BIN)/publish
 PUBLISH_INSECURE  ?=
 SBOM_FILE         := dynamic-config.cdx.json
+# helm push reads the credentials `helm registry login` wrote (CHART_ENV moves helm's other homes)
+HELM_REGISTRY_CONFIG ?= $(HOME)/.config/helm/registry/config.json
 IMAGE_TAG         := $(subst +,_,$(VERSION))
 
 CI_TARGETS += image-check version-check publish-check
@@ -72,7 +74,7 @@ publish: chart-package ## push the multi-arch image index and the chart to REGIS
 	cd tools && $(GO) run ./ociimage push $(foreach p,$(PUBLISH_PLATFORMS),--binary $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config \
 		--sbom $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/$(SBOM_FILE)) \
 		--version $(VERSION) --revision $(REVISION) --ref $(REGISTRY)/dynamic-config:$(IMAGE_TAG) $(if $(PUBLISH_INSECURE),--insecure)
-	$(CHART_ENV) $(CHART_HELM) push $(CHART_PACKAGE_DIR)/dynamic-config-$(patsubst v%,%,$(VERSION)).tgz oci://$(REGISTRY)/charts \
+	$(CHART_ENV) HELM_REGISTRY_CONFIG=$(HELM_REGISTRY_CONFIG) $(CHART_HELM) push $(CHART_PACKAGE_DIR)/dynamic-config-$(patsubst v%,%,$(VERSION)).tgz oci://$(REGISTRY)/charts \
 		$(if $(PUBLISH_INSECURE),--plain-http)
 
 publish-check: chart-tools ## make publish into an in-process registry; pull back and check both platforms, the digests and the chart

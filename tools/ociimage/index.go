@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -78,10 +79,11 @@ func parseTag(ref string, insecure bool) (name.Tag, error) {
 	return tag, nil
 }
 
-// pushIndex pushes the index, its images and their blobs to tag and
-// returns the index's digest.
+// pushIndex pushes the index, its images and their blobs to tag, with the
+// credentials of ~/.docker/config.json (docker login) if any, and returns
+// the index's digest.
 func pushIndex(idx v1.ImageIndex, tag name.Tag) (v1.Hash, error) {
-	if err := remote.WriteIndex(tag, idx); err != nil {
+	if err := remote.WriteIndex(tag, idx, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 		return v1.Hash{}, fmt.Errorf("push %s: %w", tag, err)
 	}
 	return idx.Digest()

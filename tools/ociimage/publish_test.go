@@ -55,7 +55,8 @@ func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
 	reg := host + "/team"
 
 	publish := exec.Command("make", "-C", filepath.Join("..", ".."), "--no-print-directory", "publish",
-		"REGISTRY="+reg, "PUBLISH_INSECURE=1", "VERSION="+version, "REVISION="+revision)
+		"REGISTRY="+reg, "PUBLISH_INSECURE=1", "VERSION="+version, "REVISION="+revision,
+		"HELM_REGISTRY_CONFIG="+filepath.Join(t.TempDir(), "registry.json"))
 	if out, err := publish.CombinedOutput(); err != nil {
 		t.Fatalf("make publish: %v\n%s", err, out)
 	}

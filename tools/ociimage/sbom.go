@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
@@ -128,7 +129,7 @@ func pushSBOMs(idx v1.ImageIndex, sboms []platformBinary, tag name.Tag) (map[str
 		if err != nil {
 			return nil, err
 		}
-		if err := remote.Write(tag.Context().Digest(digest.String()), art); err != nil {
+		if err := remote.Write(tag.Context().Digest(digest.String()), art, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 			return nil, fmt.Errorf("push the %s SBOM: %w", s.Platform, err)
 		}
 		pushed[s.Platform.String()] = digest
