@@ -40,6 +40,12 @@ IMAGE_TAG         := $(subst +,_,$(VERSION))
 
 CI_TARGETS += image-check version-check publish-check
 
+ifneq ($(filter publish,$(MAKECMDGOALS)),)
+ifeq ($(REGISTRY),)
+$(error publish: set REGISTRY=host:port/path (e.g. registry.example.com/team))
+endif
+endif
+
 .PHONY: print-version image image-check version-check chart-package publish publish-check
 
 print-version: ## print the project version (scripts/version.sh)
@@ -66,7 +72,6 @@ version-check: build chart-package ## version.sh's rules hold; the binary, the i
 		CHART_DIR="$(CHART_DIR)" CHART_PACKAGE_DIR="$(CHART_PACKAGE_DIR)" scripts/version-check.sh
 
 publish: chart-package ## push the multi-arch image index and the chart to REGISTRY (host:port/path); PUBLISH_INSECURE=1 for plain HTTP
-	@test -n "$(REGISTRY)" || { echo "publish: set REGISTRY=host:port/path (e.g. registry.example.com/team)" >&2; exit 2; }
 	$(foreach p,$(PUBLISH_PLATFORMS),CGO_ENABLED=0 GOOS=$(word 1,$(subst /, ,$(p))) GOARCH=$(word 2,$(subst /, ,$(p))) \
 		$(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config ./cmd/dynamic-config && \
 		(cd tools && $(GO) tool cyclonedx-gomod bin -json -version $(VERSION) \
