@@ -8,6 +8,17 @@
 #   make version-check  scripts/version.sh's rules in a scratch repository (version-test.sh);
 #                       the binary, the image and the packaged chart carry the same
 #                       version; on a release tag, Chart.yaml and CHANGELOG.md name it
+#   make publish REGISTRY=host:port/path
+#                       push the multi-arch image index (PUBLISH_PLATFORMS) as
+#                       REGISTRY/dynamic-config:TAG and the chart as
+#                       oci://REGISTRY/charts/dynamic-config; PUBLISH_INSECURE=1 for a
+#                       plain-HTTP registry. Each image carries a CycloneDX SBOM of its
+#                       binary (cyclonedx-gomod, pinned in tools/go.mod) as an OCI 1.1
+#                       artifact whose subject is that image (the referrers API).
+#                       Credentials: ~/.docker/config.json (docker login) for the
+#                       image, `helm registry login` for the chart
+#   make publish-check  make publish against a registry started in-process on 127.0.0.1,
+#                       then pull both back and check platforms, digests and the chart
 #
 # VERSION (Makefile) comes from scripts/version.sh; docker build takes the same:
 #   docker build --build-arg VERSION=$(make -s print-version) --build-arg REVISION=$(git rev-parse HEAD) .
@@ -19,9 +30,23 @@ IMAGE_ARCH     ?= $(shell $(GO) env GOARCH)
 REVISION       ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 CHART_PACKAGE_DIR := $(BIN)/chart
 
-CI_TARGETS += image-check version-check
+PUBLISH_PLATFORMS ?= linux/amd64 linux/arm64
+PUBLISH_DIR       := $(BIN)/publish
+PUBLISH_INSECURE  ?=
+SBOM_FILE         := dynamic-config.cdx.json
+# helm push reads the credentials `helm registry login` wrote (CHART_ENV moves helm's other homes)
+HELM_REGISTRY_CONFIG ?= $(HOME)/.config/helm/registry/config.json
+IMAGE_TAG         := $(subst +,_,$(VERSION))
 
-.PHONY: print-version image image-check version-check chart-package
+CI_TARGETS += image-check version-check publish-check
+
+ifneq ($(filter publish,$(MAKECMDGOALS)),)
+ifeq ($(REGISTRY),)
+$(error publish: set REGISTRY=host:port/path (e.g. registry.example.com/team))
+endif
+endif
+
+.PHONY: print-version image image-check version-check chart-package publish publish-check
 
 print-version: ## print the project version (scripts/version.sh)
 	@echo $(VERSION)
@@ -45,3 +70,18 @@ version-check: build chart-package ## version.sh's rules hold; the binary, the i
 	scripts/version-test.sh
 	VERSION="$(VERSION)" DYNAMIC_CONFIG="$(DYNAMIC_CONFIG)" HELM="$(CHART_ENV) $(CHART_HELM)" \
 		CHART_DIR="$(CHART_DIR)" CHART_PACKAGE_DIR="$(CHART_PACKAGE_DIR)" scripts/version-check.sh
+
+publish: chart-package ## push the multi-arch image index and the chart to REGISTRY (host:port/path); PUBLISH_INSECURE=1 for plain HTTP
+	$(foreach p,$(PUBLISH_PLATFORMS),CGO_ENABLED=0 GOOS=$(word 1,$(subst /, ,$(p))) GOARCH=$(word 2,$(subst /, ,$(p))) \
+		$(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config ./cmd/dynamic-config && \
+		(cd tools && $(GO) tool cyclonedx-gomod bin -json -version $(VERSION) \
+			-output $(PUBLISH_DIR)/$(subst /,-,$(p))/$(SBOM_FILE) $(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config) &&) true
+	cd tools && $(GO) run ./ociimage push $(foreach p,$(PUBLISH_PLATFORMS),--binary $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/dynamic-config \
+		--sbom $(p)=$(PUBLISH_DIR)/$(subst /,-,$(p))/$(SBOM_FILE)) \
+		--version $(VERSION) --revision $(REVISION) --ref $(REGISTRY)/dynamic-config:$(IMAGE_TAG) $(if $(PUBLISH_INSECURE),--insecure)
+	$(CHART_ENV) HELM_REGISTRY_CONFIG=$(HELM_REGISTRY_CONFIG) $(CHART_HELM) push $(CHART_PACKAGE_DIR)/dynamic-config-$(patsubst v%,%,$(VERSION)).tgz oci://$(REGISTRY)/charts \
+		$(if $(PUBLISH_INSECURE),--plain-http)
+
+publish-check: chart-tools ## make publish into an in-process registry; pull back and check both platforms, the digests and the chart
+	cd tools && PUBLISH_CHECK=1 PUBLISH_VERSION=$(VERSION) PUBLISH_REVISION=$(REVISION) PUBLISH_DIR=$(abspath $(PUBLISH_DIR)) \
+		HELM="$(CHART_ENV) $(CHART_HELM)" $(GO) test -count=1 -run TestPublish ./ociimage/

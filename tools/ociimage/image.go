@@ -70,13 +70,9 @@ func (s imageSpec) labels(created string) map[string]string {
 // at Entrypoint (mode 0555, owned by root so the user cannot replace it),
 // the config and OCI media types throughout.
 func buildImage(s imageSpec) (v1.Image, error) {
-	created := time.Unix(0, 0).UTC()
-	if s.Created != "" {
-		t, err := time.Parse(time.RFC3339, s.Created)
-		if err != nil {
-			return nil, fmt.Errorf("--created is %q: want RFC 3339: %w", s.Created, err)
-		}
-		created = t.UTC()
+	created, err := createdTime(s.Created)
+	if err != nil {
+		return nil, err
 	}
 	binary, err := os.ReadFile(s.Binary)
 	if err != nil {
@@ -114,12 +110,28 @@ func buildImage(s imageSpec) (v1.Image, error) {
 	cf.Config.Cmd = nil
 	cf.Config.WorkingDir = "/"
 	cf.Config.Env = []string{"PATH=/"}
-	cf.Config.Labels = s.labels(created.Format(time.RFC3339))
+	cf.Config.Labels = s.labels(created.Format(timeLayout))
 	img, err = mutate.ConfigFile(img, cf)
 	if err != nil {
 		return nil, fmt.Errorf("set the config: %w", err)
 	}
-	return mutate.Annotations(img, s.labels(created.Format(time.RFC3339))).(v1.Image), nil
+	return mutate.Annotations(img, s.labels(created.Format(timeLayout))).(v1.Image), nil
+}
+
+// timeLayout is how the created time is written in labels.
+const timeLayout = time.RFC3339
+
+// createdTime reads --created: RFC 3339, or "" for the Unix epoch (a
+// reproducible image).
+func createdTime(created string) (time.Time, error) {
+	if created == "" {
+		return time.Unix(0, 0).UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, created)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--created is %q: want RFC 3339: %w", created, err)
+	}
+	return t.UTC(), nil
 }
 
 // binaryLayer is the layer's tar: the binary at Entrypoint, nothing else

@@ -8,6 +8,13 @@
 //
 //	go run ./ociimage --binary ../bin/image/dynamic-config --version v1.2.3 \
 //	    --revision $(git rev-parse HEAD) --out ../bin/dynamic-config-image.tar
+//
+// The push mode builds the same image once per platform, assembles an OCI
+// image index naming each with its platform, and pushes it (make publish):
+//
+//	go run ./ociimage push --binary linux/amd64=PATH --binary linux/arm64=PATH \
+//	    --version v1.2.3 --revision $(git rev-parse HEAD) \
+//	    --ref registry.example.com/team/dynamic-config:v1.2.3 [--insecure]
 package main
 
 import (
@@ -18,6 +25,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "push" {
+		if err := runPush(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "ociimage push: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var spec imageSpec
 	var out string
 	flag.StringVar(&spec.Binary, "binary", "", "the static linux dynamic-config binary (CGO_ENABLED=0)")
