@@ -2,31 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// lockedBuffer collects log lines written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // jsonType names a decoded JSON value's type.
 func jsonType(v any) string {
@@ -69,7 +49,7 @@ var logFieldTypes = map[string]map[string]string{
 }
 
 func TestEveryLogLineKeepsItsFieldTypes(t *testing.T) {
-	var out lockedBuffer
+	var out foundationStderr // goroutine-safe (serve_test.go)
 	logger, err := newLogger(&out, "debug", "json")
 	if err != nil {
 		t.Fatal(err)
