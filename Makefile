@@ -83,7 +83,7 @@ lint: $(BUF) $(GOLANGCI_LINT) ## buf lint, buf format, gofmt, go vet, golangci-l
 	cd test/e2e && $(GO) vet ./...
 	@# depguard sees direct imports; this sees the whole closure: the
 	@# installation model and envpolicy depend on no parser (issue 16).
-	@deps="$$($(GO) list -deps ./decider/installation ./decider/envpolicy)"; \
+	@deps="$$($(GO) list -deps ./decider/core/installation ./decider/core/envpolicy)"; \
 		bad="$$(grep -E 'yaml|go-toml|/decider/docparse$$' <<<"$$deps" || true)"; \
 		if [ -n "$$bad" ]; then echo "the installation model depends on a parser:"; echo "$$bad"; exit 1; fi
 	$(GOLANGCI_LINT) run --allow-parallel-runners ./...

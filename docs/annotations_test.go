@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 func generated(t *testing.T) []byte {

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 // documentedKeys are the keys the user table must list: every registry key

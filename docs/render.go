@@ -1,5 +1,5 @@
 // Package docs generates the user documentation of the annotation contract
-// from the one annotation registry (decider/registry), so the documented keys
+// from the one annotation registry (decider/core/registry), so the documented keys
 // can never drift from the keys the decider parses. The hand-written prose
 // lives in annotations.md.tmpl; everything about the keys comes from
 // registry.Rows() and registry.OtherKeys().
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 //go:embed annotations.md.tmpl

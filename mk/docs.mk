@@ -1,5 +1,5 @@
 # mk/docs.mk — the user documentation generated from the annotation registry
-# (decider/registry). Included by the root Makefile (`-include mk/*.mk`).
+# (decider/core/registry). Included by the root Makefile (`-include mk/*.mk`).
 
 CI_TARGETS += check-docs
 

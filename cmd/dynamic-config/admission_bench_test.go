@@ -27,8 +27,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
@@ -244,7 +244,7 @@ func benchReview(tb testing.TB, golden string) (body, want []byte) {
 // would, without the process environment.
 func loadBenchInstallation(tb testing.TB, path string) *installation.Installation {
 	tb.Helper()
-	inst, err := loader.Load(loader.Options{DocumentPath: path, DocumentExplicit: true})
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: path, DocumentExplicit: true})
 	if err != nil {
 		tb.Fatalf("installation %s: %v", path, err)
 	}

@@ -11,10 +11,10 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	chart "github.com/dynamic-config-admission/dynamic-config/charts/dynamic-config"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
 // chartDefaultsKeys maps agent.defaults.<name> to its document key, in the
@@ -97,7 +97,7 @@ func loadChartValues(valuesPath string, environ []string) (*installation.Install
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, problem(valuesPath + ": the chart values file does not exist")
 		}
-		return nil, problem(valuesPath + ": the chart values file cannot be read: " + loader.PathErrorText(err))
+		return nil, problem(valuesPath + ": the chart values file cannot be read: " + installationloader.PathErrorText(err))
 	}
 	var over *doctree.Node
 	if !docparse.Blank(data) {

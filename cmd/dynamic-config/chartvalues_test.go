@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
 func loadValuesText(t *testing.T, values string, environ ...string) (*installation.Installation, error) {
@@ -236,7 +236,7 @@ func mustLoad(t *testing.T, doc string, env ...string) *installation.Installatio
 	if doc != "" {
 		t.Fatal("mustLoad takes the environment only here")
 	}
-	inst, err := loader.Load(loader.Options{Environ: env})
+	inst, err := installationloader.Load(installationloader.Options{Environ: env})
 	if err != nil {
 		t.Fatalf("unexpected problems:\n%v", err)
 	}

@@ -6,8 +6,8 @@ package main
 import (
 	"sort"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 )
 
 // coalesce lays over on top of base as Helm does: maps merge key by key, a

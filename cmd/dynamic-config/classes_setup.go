@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes/watch"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/classloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 )
 
@@ -70,12 +70,12 @@ func startClasses(ctx context.Context, setup classesSetup, inst *installation.In
 		}
 		return nil, nil
 	}
-	cfg, err := watch.RESTConfig(setup.kubeconfig)
+	cfg, err := classloader.RESTConfig(setup.kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
 	store := classes.NewPendingStore()
-	w, err := watch.New(watch.Config{REST: cfg, Store: store, Logger: logger, Metrics: metrics.NewClasses(reg), OnChange: onChange})
+	w, err := classloader.New(classloader.Config{REST: cfg, Store: store, Logger: logger, Metrics: metrics.NewClasses(reg), OnChange: onChange})
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -136,7 +136,7 @@ func TestDeciderWithAClassesFile(t *testing.T) {
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     reg,
-		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		classes:      classesSetup{file: doneWhenClasses},
 		server:       server.Config{},
@@ -234,7 +234,7 @@ current-context: none
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     prometheus.NewRegistry(),
-		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		classes:      classesSetup{watch: true, kubeconfig: kubeconfig},
 		server:       server.Config{},

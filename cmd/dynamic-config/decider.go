@@ -18,9 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -69,7 +69,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.callers, "callers", "DYNAMIC_CONFIG_DECIDER_CALLERS_FILE", "", "when set: the callers file — every DeciderService call must present a listed credential and may name only its caller's clusters (re-read on change; excludes --auth-token-file)")
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME", "", "the decider's own cluster: the cluster of a request that names none (required with --callers)")
 	fs.boolVar(&d.reflection, "reflection", "DYNAMIC_CONFIG_DECIDER_REFLECTION", true, "gRPC server reflection")
-	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", loader.DefaultReloadInterval, "installation document poll interval")
+	fs.durationVar(&d.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installationloader.DefaultReloadInterval, "installation document poll interval")
 	fs.int64Var(&d.maxRequest, "max-request-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_REQUEST_BYTES", msgbudget.DefaultMaxRequestBytes, "the front door's AdmissionReview body limit (set both alike); the gRPC message limits are twice it")
 	fs.int64Var(&d.maxRecvBytes, "max-recv-bytes", "DYNAMIC_CONFIG_DECIDER_MAX_RECV_BYTES", 0, "removed: use --max-request-bytes")
 	fs.durationVar(&d.shutdownGrace, "shutdown-grace", "DYNAMIC_CONFIG_DECIDER_SHUTDOWN_GRACE", 30*time.Second, "graceful stop bound")
@@ -118,7 +118,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	// The default path may be missing (the empty document; Watch picks the
 	// file up when it appears); a path named by flag or variable must exist.
-	opts := loader.Options{
+	opts := installationloader.Options{
 		DocumentPath:     f.installation,
 		DocumentExplicit: fs.isSet("installation"),
 		Environ:          os.Environ(),
@@ -209,7 +209,7 @@ func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger, observ
 type deciderSetup struct {
 	logger         *slog.Logger
 	registry       prometheus.Registerer
-	installation   loader.Options
+	installation   installationloader.Options
 	reloadInterval time.Duration
 	addr           string
 	classes        classesSetup
@@ -220,7 +220,7 @@ type deciderSetup struct {
 
 // runningDecider is a decider that loaded its installation and listens.
 type runningDecider struct {
-	store   *loader.Store
+	store   *installationloader.Store
 	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
@@ -233,14 +233,14 @@ type runningDecider struct {
 // *installation.Problems, printed as the report), listens on setup.addr,
 // serves gRPC and watches the installation until ctx ends.
 func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, error) {
-	inst, err := loader.Load(setup.installation)
+	inst, err := installationloader.Load(setup.installation)
 	if err != nil {
 		return nil, err
 	}
 	setup.logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
 
 	m := metrics.NewDecider(setup.registry)
-	store := loader.NewStore(inst)
+	store := installationloader.NewStore(inst)
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
 	if cfg.MaxMessageBytes <= 0 {
@@ -278,7 +278,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
-	go loader.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
+	go installationloader.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
 
 	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -96,7 +96,7 @@ func TestDeciderOverLoopback(t *testing.T) {
 	d, err := startDecider(ctx, deciderSetup{
 		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		registry:     prometheus.NewRegistry(),
-		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 		server:       server.Config{Reflection: true},
 	})
@@ -242,7 +242,7 @@ func TestDeciderShutdownIsIdempotent(t *testing.T) {
 	d, err := startDecider(t.Context(), deciderSetup{
 		logger:       slog.New(slog.DiscardHandler),
 		registry:     prometheus.NewRegistry(),
-		installation: loader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
+		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
 		addr:         "127.0.0.1:0",
 	})
 	if err != nil {

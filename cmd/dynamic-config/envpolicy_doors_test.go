@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
@@ -105,7 +105,7 @@ func envInstallation(t *testing.T, document string) (string, *installation.Insta
 	if err := os.WriteFile(path, []byte(document), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := loader.Load(loader.Options{DocumentPath: path, DocumentExplicit: true})
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: path, DocumentExplicit: true})
 	if err != nil {
 		t.Fatalf("load the installation:\n%v\n%s", err, document)
 	}

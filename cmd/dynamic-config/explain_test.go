@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 

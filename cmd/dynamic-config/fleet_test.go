@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -40,7 +40,7 @@ func startReplicaDraining(t *testing.T, document string, age, drain time.Duratio
 	d, err := startDecider(ctx, deciderSetup{
 		logger:         slog.New(slog.DiscardHandler),
 		registry:       prometheus.NewRegistry(),
-		installation:   loader.Options{DocumentPath: document, DocumentExplicit: true},
+		installation:   installationloader.Options{DocumentPath: document, DocumentExplicit: true},
 		reloadInterval: time.Hour,
 		addr:           "127.0.0.1:0",
 		server: server.Config{

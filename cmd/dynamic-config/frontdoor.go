@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
 // processEnviron is the process environment the offline commands read
@@ -55,9 +55,9 @@ func (f *installationFlags) environ() []string {
 // --installation, else DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE (not with
 // --no-env), else the default path, which may be missing (the empty
 // document; shown as absent). serve's embedded document is never used here.
-func (f *installationFlags) options() loader.Options {
+func (f *installationFlags) options() installationloader.Options {
 	env := f.environ()
-	opts := loader.Options{Environ: env, DocumentPath: installation.DefaultDocumentPath}
+	opts := installationloader.Options{Environ: env, DocumentPath: installation.DefaultDocumentPath}
 	located := strings.Trim(lookupEnv(env, installation.DefaultsFileVariable), " \t\n\r\v\f")
 	switch {
 	case f.installation != "":
@@ -78,7 +78,7 @@ func (f *installationFlags) load() (*installation.Installation, error) {
 	if f.values != "" {
 		return loadChartValues(f.values, f.environ())
 	}
-	return loader.Load(f.options())
+	return installationloader.Load(f.options())
 }
 
 // lookupEnv returns the (first) value of name in environ, "" when unset.

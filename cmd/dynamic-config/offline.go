@@ -16,10 +16,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
@@ -63,7 +63,7 @@ func (e *offlineEngine) forCluster(cluster string) *offlineEngine {
 // set cls (nil: classes off) and the front door handler in front of it.
 // Close releases both.
 func newOfflineEngine(inst *installation.Installation, cls *classes.Set) (*offlineEngine, error) {
-	store := loader.NewStore(inst)
+	store := installationloader.NewStore(inst)
 	var cs *classes.Store
 	if cls != nil {
 		cs = classes.NewStore(cls)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 )
 
 // offlineCommand is what sets one offline door (inject, explain) apart on

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -60,7 +60,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
 	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
 	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
-	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", loader.DefaultReloadInterval, "installation document poll interval")
+	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installationloader.DefaultReloadInterval, "installation document poll interval")
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
 	fs.stringVar(&s.tlsGenerate, "tls-generate", "", "", "generate a throw-away CA and a serving certificate for 127.0.0.1, ::1 and localhost into DIR (ca.crt, tls.crt, tls.key) and serve TLS")
@@ -177,8 +177,8 @@ func (s *serveFlags) valid(stderr io.Writer) bool {
 // installationOptions is where serve's installation comes from: the named
 // document, else the embedded one written to a temporary file (cleanup
 // removes it).
-func (s *serveFlags) installationOptions() (loader.Options, func(), error) {
-	opts := loader.Options{DocumentPath: s.installation, DocumentExplicit: true, Environ: os.Environ()}
+func (s *serveFlags) installationOptions() (installationloader.Options, func(), error) {
+	opts := installationloader.Options{DocumentPath: s.installation, DocumentExplicit: true, Environ: os.Environ()}
 	if s.installation != "" {
 		return opts, func() {}, nil
 	}

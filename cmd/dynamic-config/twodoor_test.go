@@ -23,7 +23,7 @@ package main
 // process environment: the offline door runs inject without --no-env while
 // processEnviron (installation_flags.go) answers the case's list — the
 // process environment itself is never touched — and the cluster door's
-// decider loads with loader.Options.Environ set to the same list.
+// decider loads with installationloader.Options.Environ set to the same list.
 // Without the file both doors use no environment at all (--no-env, nil).
 // The subtests are not parallel, since processEnviron is package state.
 //
@@ -59,9 +59,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -150,7 +150,7 @@ func discoverCases(t *testing.T) []goldenCase {
 // dialing it with frontdoor/client — with the production logger (to
 // io.Discard) and metrics, so benchmarks measure what a cluster runs.
 type clusterDoor struct {
-	store   *loader.Store
+	store   *installationloader.Store
 	classes *classes.Store // TurnOff for a case without classes.yaml
 	url     string
 	client  *http.Client
@@ -168,7 +168,7 @@ func startClusterDoor(tb testing.TB) *clusterDoor {
 // startClusterDoorLogging is startClusterDoor with both doors logging to logger.
 func startClusterDoorLogging(tb testing.TB, logger *slog.Logger) *clusterDoor {
 	tb.Helper()
-	store := loader.NewStore(installation.Empty())
+	store := installationloader.NewStore(installation.Empty())
 	cs := classes.NewStore(classes.NewSet(nil))
 	cs.TurnOff()
 	dm := dmetrics.NewDecider(prometheus.NewRegistry())
@@ -277,7 +277,7 @@ func caseEnviron(t *testing.T, c goldenCase) []string {
 // with the case's environment only (none without an environment file).
 func loadCaseInstallation(t *testing.T, c goldenCase) *installation.Installation {
 	t.Helper()
-	inst, err := loader.Load(loader.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: c.path("installation.yaml"), DocumentExplicit: true,
 		Environ: caseEnviron(t, c)})
 	if err != nil {
 		t.Fatalf("installation of case %s: %v", c.name, err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 )
 

@@ -1,8 +1,8 @@
-// Command knobgen writes decider/registry/ids.go — one typed ID constant per
+// Command knobgen writes decider/core/registry/ids.go — one typed ID constant per
 // row of the annotation registry, in registry order — or with -check fails
 // when the committed file has drifted from the table.
 //
-//	go run ./cmd/knobgen            # regenerate decider/registry/ids.go
+//	go run ./cmd/knobgen            # regenerate decider/core/registry/ids.go
 //	go run ./cmd/knobgen -check     # exit 1 when it is out of date
 package main
 
@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/registry"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
@@ -25,7 +25,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 func run(args []string, stderr io.Writer) int {
 	flags := flag.NewFlagSet("knobgen", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	out := flags.String("out", "decider/registry/ids.go", "the generated file")
+	out := flags.String("out", "decider/core/registry/ids.go", "the generated file")
 	check := flags.Bool("check", false, "write nothing; fail when the file differs from the generated text")
 	if err := flags.Parse(args); err != nil {
 		return 2

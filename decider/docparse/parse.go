@@ -15,7 +15,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 )
 
 const asciiSpace = " \t\n\r\v\f"

@@ -7,7 +7,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 )
 
 // Text decodes text holding one YAML or JSON document — the value of an

@@ -3,7 +3,7 @@ package docparse
 import (
 	"testing"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 )
 
 func TestText(t *testing.T) {

@@ -3,7 +3,7 @@ package docparse
 import (
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/doctree"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 )
 
 // FromYAML converts a parsed YAML node into a doctree: documents unwrapped,

@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 )
 
 // The decider metrics are the callers file's observer.

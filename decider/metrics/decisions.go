@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 )
 
 // Values of the purpose label.

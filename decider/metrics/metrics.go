@@ -1,6 +1,6 @@
 // Package metrics holds every decider metric of spec 07 §5: the decision
 // counters and histogram, the env-policy findings, the installation reload
-// metrics (it implements loader.ReloadObserver) and the gRPC server
+// metrics (it implements installationloader.ReloadObserver) and the gRPC server
 // metrics of the go-grpc-middleware Prometheus provider, plus the Go runtime
 // and process collectors. No metric carries a namespace, pod or value label.
 // A nil *Decider is valid and records nothing (tests, the offline door).

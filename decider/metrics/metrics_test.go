@@ -8,9 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
 func newTestDecider(t *testing.T) (*Decider, *prometheus.Registry) {
@@ -185,7 +185,7 @@ func seriesValue(m *Decider, series string) float64 {
 
 func TestReloadObserver(t *testing.T) {
 	m, _ := newTestDecider(t)
-	var _ loader.ReloadObserver = m
+	var _ installationloader.ReloadObserver = m
 
 	m.ReloadRejected(3)
 	t.Run("a rejected reload counts error and records its problems", func(t *testing.T) {

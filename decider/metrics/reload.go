@@ -1,8 +1,8 @@
 package metrics
 
 import (
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
 // Values of the reload result label.
@@ -13,7 +13,7 @@ const (
 )
 
 // The decider metrics are the installation's reload observer.
-var _ loader.ReloadObserver = (*Decider)(nil)
+var _ installationloader.ReloadObserver = (*Decider)(nil)
 
 // ReloadOK counts a valid, changed installation that was swapped in and
 // clears the problem gauge.

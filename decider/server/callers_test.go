@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -65,11 +65,11 @@ func startCallersDecider(t *testing.T, file string, tc *tls.Config) *callersDeci
 	if err != nil {
 		t.Fatalf("callers.Open: %v", err)
 	}
-	inst, err := loader.Load(loader.Options{DocumentPath: filepath.Join(t.TempDir(), "absent.yaml")})
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: filepath.Join(t.TempDir(), "absent.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := loader.NewStore(inst)
+	store := installationloader.NewStore(inst)
 	srv, err := New(Config{TLS: tc, Callers: cf, Reflection: true, Logger: logger, Metrics: m}, store,
 		service.New(store, logger, m).WithCluster("east"))
 	if err != nil {
@@ -253,7 +253,7 @@ func TestCallersByClientCertificate(t *testing.T) {
 }
 
 func TestCallersExcludeTheTokenFile(t *testing.T) {
-	_, err := New(Config{Callers: &callers.File{}, TokenFile: "token"}, loader.NewStore(nil), &echoService{})
+	_, err := New(Config{Callers: &callers.File{}, TokenFile: "token"}, installationloader.NewStore(nil), &echoService{})
 	if err == nil || !strings.Contains(err.Error(), "exclude each other") {
 		t.Errorf("New with both: %v; want the exclusion named", err)
 	}

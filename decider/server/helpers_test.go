@@ -23,8 +23,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -33,7 +33,7 @@ import (
 // installation's revision, or panics when the pod is named "panic".
 type echoService struct {
 	deciderv1.UnimplementedDeciderServiceServer
-	store *loader.Store
+	store *installationloader.Store
 }
 
 func (s *echoService) Decide(_ context.Context, req *deciderv1.DecisionRequest) (*deciderv1.DecisionResponse, error) {
@@ -72,7 +72,7 @@ func (b *syncBuffer) String() string {
 // running is a server under test listening on loopback TCP.
 type running struct {
 	srv      *Server
-	store    *loader.Store
+	store    *installationloader.Store
 	addr     string
 	log      *syncBuffer
 	registry *prometheus.Registry
@@ -86,7 +86,7 @@ func start(t *testing.T, cfg Config, inst *installation.Installation) *running {
 	cfg.Logger = slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = metrics.NewDecider(reg)
-	store := loader.NewStore(inst)
+	store := installationloader.NewStore(inst)
 	srv, err := New(cfg, store, &echoService{store: store})
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -23,7 +23,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -95,7 +95,7 @@ type Config struct {
 type Server struct {
 	grpc     *grpc.Server
 	health   *health.Server
-	store    *loader.Store
+	store    *installationloader.Store
 	draining atomic.Bool
 	delay    time.Duration
 	// classesSynced is Config.ClassesSynced (nil: classes are not a condition).
@@ -104,7 +104,7 @@ type Server struct {
 
 // New builds the server around svc. The health service reports SERVING
 // only while store holds an installation.
-func New(cfg Config, store *loader.Store, svc deciderv1.DeciderServiceServer) (*Server, error) {
+func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServiceServer) (*Server, error) {
 	if store == nil || svc == nil {
 		return nil, errors.New("decider server: a store and a service are required")
 	}

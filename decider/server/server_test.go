@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -257,7 +257,7 @@ func TestBearerToken(t *testing.T) {
 		if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := New(Config{TokenFile: empty}, loader.NewStore(nil), &echoService{}); err == nil {
+		if _, err := New(Config{TokenFile: empty}, installationloader.NewStore(nil), &echoService{}); err == nil {
 			t.Error("New accepted an empty token file")
 		}
 	})

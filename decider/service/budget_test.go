@@ -8,15 +8,15 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
 // Issue 17: an answer above the message budget is a DynamicConfigMalformed
 // refusal of the pod, never an error the front door would read as an outage.
 func TestAnAnswerAboveTheMessageBudgetIsAMalformedRefusal(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	req := &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()}
 	req.Pod.Annotations["dynamic-config.rs/key"] = strings.Repeat("k", 4096)
 	first, err := s.svc.Decide(context.Background(), req)

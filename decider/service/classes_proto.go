@@ -1,7 +1,7 @@
 package service
 
 import (
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )

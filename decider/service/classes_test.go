@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -37,7 +37,7 @@ func classFacts() *deciderv1.PodFacts {
 }
 
 func TestADecisionThatConsultedClassesCarriesTheirRevisionEverywhere(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	s.svc.WithClasses(classes.NewStore(serviceClasses))
 	resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: classFacts()})
 	if err != nil {
@@ -72,7 +72,7 @@ func TestADecisionThatConsultedClassesCarriesTheirRevisionEverywhere(t *testing.
 }
 
 func TestDecideIsUnavailableUntilTheClassesSynced(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	s.svc.WithClasses(classes.NewPendingStore())
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: classFacts()})
 	if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != "the classes have not synced from the API server yet" {
@@ -81,7 +81,7 @@ func TestDecideIsUnavailableUntilTheClassesSynced(t *testing.T) {
 }
 
 func TestGetInstallationListsTheClassesByNameWithoutSecrets(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	resp, err := s.client.GetInstallation(context.Background(), &deciderv1.GetInstallationRequest{})
 	if err != nil {
 		t.Fatal(err)

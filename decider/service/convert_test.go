@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 

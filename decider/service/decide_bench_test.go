@@ -8,8 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -18,7 +18,7 @@ import (
 // transport): request checks, conversions, the resolver, metrics and the
 // JSON decision line — the decider's share of every pod write.
 func BenchmarkDecide(b *testing.B) {
-	svc := New(loader.NewStore(installation.Empty()), slog.New(slog.NewJSONHandler(io.Discard, nil)), metrics.NewDecider(prometheus.NewRegistry()))
+	svc := New(installationloader.NewStore(installation.Empty()), slog.New(slog.NewJSONHandler(io.Discard, nil)), metrics.NewDecider(prometheus.NewRegistry()))
 	req := &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -3,7 +3,7 @@ package service
 import (
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 )
 
 // DecisionFromProto converts a protobuf Decision back into the plain type:

@@ -3,16 +3,16 @@ package service
 import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
 // InstallationToProto is installationToProto for the offline commands
 // (check-installation -o json).
-func InstallationToProto(inst *installation.Installation, last *loader.ReloadStatus) *deciderv1.GetInstallationResponse {
+func InstallationToProto(inst *installation.Installation, last *installationloader.ReloadStatus) *deciderv1.GetInstallationResponse {
 	return installationToProto(inst, last)
 }
 
@@ -20,7 +20,7 @@ func InstallationToProto(inst *installation.Installation, last *loader.ReloadSta
 // reload attempt as GetInstallationResponse (spec 06 §5). Values are
 // URL-redacted; Secret-shaped values are the references the installer wrote
 // (names, never contents); env-policy values are never shown, only has_value.
-func installationToProto(inst *installation.Installation, last *loader.ReloadStatus) *deciderv1.GetInstallationResponse {
+func installationToProto(inst *installation.Installation, last *installationloader.ReloadStatus) *deciderv1.GetInstallationResponse {
 	out := &deciderv1.GetInstallationResponse{
 		Revision:          inst.Revision,
 		DocumentPath:      inst.DocumentPath,

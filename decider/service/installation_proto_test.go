@@ -11,8 +11,8 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -22,7 +22,7 @@ func loadInstallation(t *testing.T, doc string, env ...string) *installation.Ins
 	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := loader.Load(loader.Options{DocumentPath: p, DocumentExplicit: true, Environ: env})
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: p, DocumentExplicit: true, Environ: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ envPolicy:
         - {name: HTTPS_PROXY}
 `, "DYNAMIC_CONFIG_AGENT_ENV=HTTPS_PROXY=http://u:pw@proxy:3128")
 	at := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-	resp := installationToProto(inst, &loader.ReloadStatus{OK: false, At: at, Problems: []string{"p1"}, AttemptedRevision: "sha256:x"})
+	resp := installationToProto(inst, &installationloader.ReloadStatus{OK: false, At: at, Problems: []string{"p1"}, AttemptedRevision: "sha256:x"})
 
 	t.Run("the header fields", func(t *testing.T) {
 		if resp.GetRevision() != inst.Revision || !resp.GetDocumentPresent() || resp.GetBuiltInAgentImage() != installation.BuiltInAgentImage ||
@@ -139,19 +139,19 @@ func TestGetInstallationAfterARejectedReload(t *testing.T) {
 	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := loader.Options{DocumentPath: path, DocumentExplicit: true}
-	inst, err := loader.Load(opts)
+	opts := installationloader.Options{DocumentPath: path, DocumentExplicit: true}
+	inst, err := installationloader.Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := loader.NewStore(inst)
+	store := installationloader.NewStore(inst)
 	s := serve(t, store)
 	watchLogs := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		loader.Watch(ctx, store, opts, 10*time.Millisecond, slog.New(slog.NewJSONHandler(watchLogs, nil)), s.svc.metrics)
+		installationloader.Watch(ctx, store, opts, 10*time.Millisecond, slog.New(slog.NewJSONHandler(watchLogs, nil)), s.svc.metrics)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 

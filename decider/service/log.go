@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 )
 

@@ -12,12 +12,12 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/resolve"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
-	"github.com/dynamic-config-admission/dynamic-config/decider/resolve"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -33,7 +33,7 @@ const (
 type Service struct {
 	deciderv1.UnimplementedDeciderServiceServer
 
-	store   *loader.Store
+	store   *installationloader.Store
 	classes *classes.Store // nil: classes off
 	logger  *slog.Logger
 	metrics *metrics.Decider
@@ -51,7 +51,7 @@ var _ deciderv1.DeciderServiceServer = (*Service)(nil)
 
 // New returns the service over store. A nil logger discards; nil metrics
 // record nothing.
-func New(store *loader.Store, logger *slog.Logger, m *metrics.Decider) *Service {
+func New(store *installationloader.Store, logger *slog.Logger, m *metrics.Decider) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -18,10 +18,10 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/decision"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -52,7 +52,7 @@ type served struct {
 	reg    *prometheus.Registry
 }
 
-func serve(t *testing.T, store *loader.Store) *served {
+func serve(t *testing.T, store *installationloader.Store) *served {
 	t.Helper()
 	logs := &lockedBuffer{}
 	reg := prometheus.NewRegistry()
@@ -103,7 +103,7 @@ func consulPod() *deciderv1.PodFacts {
 }
 
 func TestDecideRejectsBrokenRequests(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	pod := func(kind deciderv1.ResourceKind) *deciderv1.PodFacts {
 		p := consulPod()
 		p.ResourceKind = kind
@@ -147,7 +147,7 @@ func TestDecideRejectsBrokenRequests(t *testing.T) {
 }
 
 func TestUnavailableWithoutAnInstallation(t *testing.T) {
-	s := serve(t, loader.NewStore(nil))
+	s := serve(t, installationloader.NewStore(nil))
 	_, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
 	if code := status.Code(err); code != codes.Unavailable {
 		t.Errorf("Decide: got %v, want Unavailable", code)
@@ -166,7 +166,7 @@ func TestUnavailableWithoutAnInstallation(t *testing.T) {
 
 func TestDecideAnswers(t *testing.T) {
 	inst := installation.Empty()
-	s := serve(t, loader.NewStore(inst))
+	s := serve(t, installationloader.NewStore(inst))
 	ids := map[string]bool{}
 	for i := 0; i < 3; i++ {
 		resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: consulPod()})
@@ -245,7 +245,7 @@ func TestDecideAnswers(t *testing.T) {
 }
 
 func TestDecidePanicIsInternal(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	s.svc.decide = func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision {
 		panic("resolver bug")
 	}
@@ -293,7 +293,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels ..
 }
 
 func TestDecisionLogLineOfARefusal(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	pod := consulPod()
 	pod.Annotations["dynamic-config.rs/watch-seconds"] = "soon-ish"
 	resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE, Pod: pod})

@@ -9,8 +9,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installation/loader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -18,7 +18,7 @@ import (
 // plan view is the full decision without renders, gate rulings and
 // env-policy results; unset is the full view.
 func TestDecisionViews(t *testing.T) {
-	s := serve(t, loader.NewStore(installation.Empty()))
+	s := serve(t, installationloader.NewStore(installation.Empty()))
 	decide := func(t *testing.T, purpose deciderv1.Purpose, view deciderv1.DecisionView) *deciderv1.Decision {
 		t.Helper()
 		resp, err := s.client.Decide(context.Background(), &deciderv1.DecisionRequest{Purpose: purpose, Pod: consulPod(), View: view})

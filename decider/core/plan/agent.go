@@ -1,0 +1,149 @@
+package plan
+
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+)
+
+// agentContainer builds the full container of one agent (spec 03 §3).
+func agentContainer(v *view, kind agentKinds, image string, native bool) decision.AgentContainer {
+	watching := kind == watchingAgent
+	c := decision.AgentContainer{
+		Name:            AgentName(v.name, watching),
+		Image:           image,
+		Args:            agentArgs(v, kind),
+		Env:             agentEnv(v),
+		VolumeMounts:    agentMounts(v),
+		SecurityContext: securityContext(v),
+		Render:          v.name,
+	}
+	c.Requests, c.Limits = resources(v)
+	if watching {
+		if port := metricsPort(v); port != 0 {
+			c.Ports, c.ReadinessProbe = metricsPortAndProbe(v, port)
+		}
+		if native {
+			c.RestartPolicy = restartPolicyAlways
+		}
+	}
+	return c
+}
+
+// metricsPortAndProbe is a watching agent's port and readiness probe
+// (spec 03 §3.7): named "metrics" and probed by name on the default render,
+// unnamed and probed by number on a named render.
+func metricsPortAndProbe(v *view, port int32) ([]decision.ContainerPort, *decision.Probe) {
+	p := decision.ContainerPort{ContainerPort: port}
+	get := &decision.HTTPGetAction{Path: readinessPath}
+	if v.isDefault() {
+		p.Name = readinessPortName
+		get.PortName = readinessPortName
+	} else {
+		get.PortNumber = port
+	}
+	ports := []decision.ContainerPort{p}
+	if !v.podIs(registry.Readiness) {
+		return ports, nil
+	}
+	return ports, &decision.Probe{
+		HTTPGet:          get,
+		PeriodSeconds:    readinessPeriodSeconds,
+		FailureThreshold: readinessFailureThreshold,
+	}
+}
+
+// defaultMounts is the default render's agent mount order (spec 03 §3.3);
+// knob is the value that makes the volume exist.
+var defaultMounts = []struct {
+	aux  auxiliary
+	knob registry.ID
+}{
+	{auxCA, registry.CAConfigMap},
+	{auxSSH, registry.SSHSecret},
+	{auxCanary, registry.CanaryConfigMap},
+	{auxExtra, registry.ExtraSecret},
+	{auxClientTLS, registry.TLSSecret},
+	{auxTemplate, registry.TemplateConfigMap},
+	{auxSchema, registry.SchemaConfigMap},
+}
+
+// namedMounts is a named render's agent mount order (spec 03 §3.3).
+var namedMounts = []struct {
+	aux  auxiliary
+	knob registry.ID
+}{
+	{auxCA, registry.CAConfigMap},
+	{auxSSH, registry.SSHSecret},
+	{auxClientTLS, registry.TLSSecret},
+	{auxTemplate, registry.TemplateConfigMap},
+}
+
+// agentMounts are the shared volume at <dir>, then the render's auxiliary
+// volumes read-only, each when it exists.
+func agentMounts(v *view) []decision.VolumeMount {
+	rows := namedMounts
+	if v.isDefault() {
+		rows = defaultMounts
+	}
+	mounts := make([]decision.VolumeMount, 1, 1+len(rows))
+	mounts[0] = decision.VolumeMount{Name: SharedVolumeName, MountPath: v.dir}
+	for _, r := range rows {
+		if !v.render.Values.Has(r.knob) {
+			continue
+		}
+		mounts = append(mounts, decision.VolumeMount{
+			Name:      r.aux.volumeName(v.name),
+			MountPath: r.aux.mountDir(v.name),
+			ReadOnly:  true,
+		})
+	}
+	return mounts
+}
+
+// resources are the agent's requests and limits (spec 03 §3.4): pod-wide CPU
+// and memory, ephemeral-storage on the default render only; on a Guaranteed
+// pod under the installation's matchGuaranteed, cpu and memory requests
+// equal to the limits (issue 20).
+func resources(v *view) (requests, limits map[string]string) {
+	requests, limits = configuredResources(v)
+	if v.in.Facts.QoSGuaranteed && installationOf(v.in).MatchGuaranteed {
+		matchGuaranteed(requests, limits)
+	}
+	return requests, limits
+}
+
+// configuredResources are the agent's requests and limits as the knobs resolved them.
+func configuredResources(v *view) (requests, limits map[string]string) {
+	requests = make(map[string]string, 3)
+	limits = make(map[string]string, 3)
+	requests["cpu"], _ = v.pod(registry.AgentCPURequest)
+	requests["memory"], _ = v.pod(registry.AgentMemoryRequest)
+	limits["memory"], _ = v.pod(registry.AgentMemoryLimit)
+	if s, ok := v.pod(registry.AgentCPULimit); ok {
+		limits["cpu"] = s
+	}
+	if v.isDefault() {
+		if s, ok := v.pod(registry.AgentEphemeralRequest); ok {
+			requests["ephemeral-storage"] = s
+		}
+		if s, ok := v.pod(registry.AgentEphemeralLimit); ok {
+			limits["ephemeral-storage"] = s
+		}
+	}
+	return requests, limits
+}
+
+// securityContext is the restricted context of every agent (spec 03 §3.5).
+func securityContext(v *view) decision.SecurityContext {
+	uid, _ := v.pod(registry.AgentRunAsUser)
+	gid, _ := v.pod(registry.AgentRunAsGroup)
+	return decision.SecurityContext{
+		RunAsNonRoot:             true,
+		RunAsUser:                int64Value(uid),
+		RunAsGroup:               int64Value(gid),
+		AllowPrivilegeEscalation: false,
+		CapabilitiesDrop:         []string{"ALL"},
+		ReadOnlyRootFilesystem:   true,
+		SeccompProfileType:       "RuntimeDefault",
+	}
+}

@@ -1,0 +1,214 @@
+// Package registry is the annotation registry of spec 01 §2: ONE table of the
+// 66 keys a pod may carry under dynamic-config.rs/, in registry order. A row
+// owns everything about its knob — name, per-render flag, grammar (parser,
+// refusal and pin comparison), built-in default, installation tiers and
+// setting, refusal class and documentation — and drives key classification
+// (the unknown-key check), the resolution ladder, the plan's hand-over
+// (Values), explain and the generated user documentation. The typed ID
+// constants (ids.go) are generated from the table: `make knobs`.
+package registry
+
+import "github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
+
+// Prefix is the annotation prefix; keys outside it are never read.
+const Prefix = "dynamic-config.rs/"
+
+// Tier is an installation rung of a knob's resolution ladder. The ladder is
+// always annotation > the tiers of the row, in order > built-in.
+type Tier int
+
+// Installation tiers.
+const (
+	// TierStore is the per-store default group of the render's store.
+	TierStore Tier = iota + 1
+	// TierFleet is the fleet default (agent.defaults.*).
+	TierFleet
+)
+
+// Scope says which renders a knob's value serves.
+type Scope int
+
+// Scopes.
+const (
+	// ScopePod is one value for the whole pod, from the default render and its store.
+	ScopePod Scope = iota + 1
+	// ScopeDefault applies to the default render's agents only.
+	ScopeDefault
+	// ScopeEach applies to every render, each against its own store.
+	ScopeEach
+)
+
+// String is the scope's word in the registry table.
+func (s Scope) String() string {
+	switch s {
+	case ScopePod:
+		return "pod"
+	case ScopeDefault:
+		return "default"
+	case ScopeEach:
+		return "each"
+	}
+	return "?"
+}
+
+// Row is one registry key.
+type Row struct {
+	// Name is the key without prefix, also the knob's name.
+	Name string
+	// PerRender says the key also exists as <key>.<name> for a named render.
+	PerRender bool
+	// Tiers are the installation rungs for the default render, in ladder order.
+	Tiers []Tier
+	// NamedTiers are the installation rungs for a named render (per-render keys only).
+	NamedTiers []Tier
+	// BuiltIn is the built-in value the ladder ends on; "" = none.
+	BuiltIn string
+	// BuiltInDoc is how the documentation describes the built-in default.
+	BuiltInDoc string
+	// TierNote qualifies the tiers column of the documentation (display
+	// only; resolution walks Tiers and NamedTiers), e.g. "no tier for named
+	// renders".
+	TierNote string
+	// Scope is pod, default or each.
+	Scope Scope
+	// ScopeNote qualifies the scope column of the documentation (display
+	// only), e.g. "watching agents".
+	ScopeNote string
+	// OwnsEmpty says the key's own grammar refuses "" (booleans, enumerations,
+	// numbers, inject, class, inject-containers, agent-env); every other key
+	// is refused at step B7 with value.empty (spec 01 §1.2).
+	OwnsEmpty bool
+	// StoreShaped marks the store-shaped strings (raw pin comparison, never a fleet tier).
+	StoreShaped bool
+	// Pair is the other half of an either-or pair ("" when none).
+	Pair string
+	// Grammar parses the value: it normalises it or returns the refusal
+	// (spec 01 §3), and says how a pin compares two values (spec 02 §4).
+	Grammar knob.Grammar
+	// Refusal classes the refusals of the key's own value checks (spec 04 §2).
+	Refusal RefusalClass
+	// Setting is the installation setting carrying the fleet default (nil
+	// when the row has no fleet tier).
+	Setting *Setting
+	// Checks are the check ids that judge the key's value (spec 01 §2).
+	Checks []string
+	// GrammarText is the value grammar in words, for the documentation.
+	GrammarText string
+	// Doc is the one-line user documentation.
+	Doc string
+	// DeprecatedSince is the version that deprecated the key ("" = current).
+	DeprecatedSince string
+	// Replacement is the key that replaces a deprecated one ("" = none).
+	Replacement string
+}
+
+// Setting is one installation setting of spec 02 §2.1 rows 1–14: the fleet
+// default of a knob, in the document, the environment and the chart.
+type Setting struct {
+	// Row is the row number in spec 02 §2.1: the installation's order.
+	Row int
+	// Key is the document key.
+	Key string
+	// Variable is the environment variable.
+	Variable string
+	// ChartValue is the chart value that sets it.
+	ChartValue string
+}
+
+// RefusalClass is the reason, slug and HTTP code a refusal carries (spec 04 §2).
+type RefusalClass int
+
+// Refusal classes.
+const (
+	// RefuseMalformed is DynamicConfigMalformed, 400 (the zero class).
+	RefuseMalformed RefusalClass = iota
+	// RefusePinned is DynamicConfigPinned, 400.
+	RefusePinned
+	// RefusePolicy is DynamicConfigPolicy, 400.
+	RefusePolicy
+	// RefuseForbidden is DynamicConfigPolicy, 403: the installation does not offer it.
+	RefuseForbidden
+	// RefuseConflict is DynamicConfigConflict, 400.
+	RefuseConflict
+)
+
+// Defaultable reports whether an installation tier can supply the knob.
+func (r *Row) Defaultable() bool { return len(r.Tiers) > 0 }
+
+// Check validates a value with the key's grammar (spec 01 §3), returning the
+// normalised value.
+func (r *Row) Check(value string) (string, *knob.Failure) { return r.Grammar.Check(value) }
+
+// Equal compares two values of the key the way a pin does (spec 02 §4).
+func (r *Row) Equal(a, b string) bool { return r.Grammar.Equal(a, b) }
+
+// Deprecated reports whether the key is deprecated.
+func (r *Row) Deprecated() bool { return r.DeprecatedSince != "" }
+
+// DeprecationMessage is the warning for a pod using key (the full key as
+// written) of a deprecated row (spec 01 §2).
+func (r *Row) DeprecationMessage(key string) string {
+	if r.Replacement != "" {
+		return key + " is deprecated since " + r.DeprecatedSince + "; use " + Prefix + r.Replacement
+	}
+	return key + " is deprecated since " + r.DeprecatedSince + " and will be removed; it has no replacement"
+}
+
+// ID is a knob's position in registry order. The constants, one per row,
+// are generated from the table (ids.go, `make knobs`).
+type ID int
+
+// Rows returns the registry in registry order, indexed by ID. The slice is
+// shared: never modify it.
+func Rows() []Row { return rows }
+
+// Len is the number of registry keys.
+func Len() int { return len(rows) }
+
+// Row is the row of a knob.
+func (id ID) Row() *Row { return &rows[id] }
+
+// Name is the knob's name (its key without prefix).
+func (id ID) Name() string { return rows[id].Name }
+
+// ByName returns the ID of a key; ok is false when it is not a registry key.
+func ByName(name string) (id ID, ok bool) {
+	id, ok = byName[name]
+	return id, ok
+}
+
+// Lookup returns the row of a key, nil when it is not a registry key.
+func Lookup(name string) *Row {
+	if id, ok := byName[name]; ok {
+		return &rows[id]
+	}
+	return nil
+}
+
+// All is every ID in registry order.
+var All = func() []ID {
+	ids := make([]ID, len(rows))
+	for i := range ids {
+		ids[i] = ID(i)
+	}
+	return ids
+}()
+
+// PerRender is every per-render ID in registry order.
+var PerRender = func() []ID {
+	var ids []ID
+	for i := range rows {
+		if rows[i].PerRender {
+			ids = append(ids, ID(i))
+		}
+	}
+	return ids
+}()
+
+var byName = func() map[string]ID {
+	m := make(map[string]ID, len(rows))
+	for i := range rows {
+		m[rows[i].Name] = ID(i)
+	}
+	return m
+}()

@@ -1,0 +1,232 @@
+package resolve
+
+import (
+	"path"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+)
+
+// namedChecks are N1–N16 for one named render (spec 01 §4), in order.
+var namedChecks = []renderCheck{
+	renderName,                     // N1
+	renderSource,                   // N2
+	storePins(false),               // N3
+	pairPins,                       // N4
+	valueOf(registry.WatchSeconds), // N5
+	pinOf(registry.WatchSeconds),   //
+	valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret, registry.TemplateConfigMap, registry.TLSSecret), // N6
+	renderEndpoint,              // N7
+	endpointBoth,                //
+	sshSecretAuth,               // N8
+	tlsSkipVerify,               // N9
+	valueOf(registry.FileMode),  // N10
+	pinOf(registry.FileMode),    //
+	renderMetricsPort,           // N11
+	valueOf(registry.Timeout),   // N12
+	valueOf(registry.TLSReload), // N13
+	templateBoth,                // N14
+	renderKey,                   // N15
+	renderPath,                  // N16
+}
+
+// namedRenders is B53: every named render, sorted, checks N1–N16 each.
+func namedRenders(s *state) *decision.Refusal {
+	for _, r := range s.named {
+		if ref := runChecks(s, r, namedChecks); ref != nil {
+			return ref
+		}
+	}
+	return nil
+}
+
+// renderName is render.name (N1).
+func renderName(s *state, r *render) *decision.Refusal {
+	if registry.ValidRenderName(r.name) {
+		return nil
+	}
+	return refuse("render.name", r.firstKey, r.name, "render name "+q(r.name)+" (from "+r.firstKey+
+		") must start and end with a letter or digit: it becomes part of container and volume names")
+}
+
+// renderSource is render.source-required, then source.value (N2).
+func renderSource(s *state, r *render) *decision.Refusal {
+	if !r.ann[registry.Source].set {
+		return refuse("render.source-required", key(r, registry.Source), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/source.`+r.name+" is required")
+	}
+	return s.checkValue(r, registry.Source)
+}
+
+// renderEndpoint is render.endpoint-required (N7).
+func renderEndpoint(s *state, r *render) *decision.Refusal {
+	if r.vals[registry.Endpoint].set || r.vals[registry.EndpointSecret].set {
+		return nil
+	}
+	return refuse("render.endpoint-required", key(r, registry.Endpoint), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/endpoint.`+r.name+
+		" is required (or dynamic-config.rs/endpoint-secret."+r.name+", or a per-store default endpoint for its store)")
+}
+
+// renderKey is render.key-required (N15).
+func renderKey(s *state, r *render) *decision.Refusal {
+	if r.vals[registry.Key].set {
+		return nil
+	}
+	return refuse("render.key-required", key(r, registry.Key), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/key.`+r.name+
+		" is required (or a per-store default key for its store)")
+}
+
+// hasWatching reports whether the pod's mode gives it watching agents.
+func (s *state) hasWatching() bool { m := s.mode(); return m == "sidecar" || m == "both" }
+
+// portOf is a render's resolved metrics port as a number (0 = none).
+func portOf(r *render) uint64 {
+	v := &r.vals[registry.MetricsPort]
+	if !v.set {
+		return 0
+	}
+	n, _ := knob.ParseUint(v.text)
+	return n
+}
+
+// renderMetricsPort is metrics-port.value, then render.metrics-port-taken (N11).
+func renderMetricsPort(s *state, r *render) *decision.Refusal {
+	if ref := s.checkValue(r, registry.MetricsPort); ref != nil {
+		return ref
+	}
+	port := portOf(r)
+	if port == 0 || !s.hasWatching() {
+		return nil
+	}
+	taken := portOf(&s.def) == port
+	for _, other := range s.named {
+		if other == r {
+			break
+		}
+		taken = taken || portOf(other) == port
+	}
+	if !taken {
+		return nil
+	}
+	a := &r.ann[registry.MetricsPort]
+	return refuse("render.metrics-port-taken", a.key, r.name, a.key+" is "+q(a.value)+", a port another agent of this pod already uses: each agent needs its own port")
+}
+
+// defaultDir is the resolved default path's directory, "" while the default
+// path is unresolved or fails path.shape (the directory rules are skipped).
+func (s *state) defaultDir() string {
+	p := &s.def.vals[registry.Path]
+	if !p.set || !knob.PathShaped(p.text) {
+		return ""
+	}
+	return path.Dir(p.text)
+}
+
+// renderPath is N16: render.path-required, path.shape, path.reserved, render.path-directory.
+func renderPath(s *state, r *render) *decision.Refusal {
+	a := &r.ann[registry.Path]
+	if !a.set {
+		return refuse("render.path-required", key(r, registry.Path), r.name, `render "`+r.name+`" exists, so dynamic-config.rs/path.`+r.name+" is required")
+	}
+	if ref := s.checkValue(r, registry.Path); ref != nil {
+		return ref
+	}
+	if dir := s.defaultDir(); dir != "" && path.Dir(a.value) != dir {
+		return refuse("render.path-directory", a.key, r.name, a.key+" is "+q(a.value)+", outside the default path's directory "+q(dir)+
+			": every render shares ONE volume, mounted at the default path's directory")
+	}
+	return nil
+}
+
+// alsoRenderings is B54: also.path, path.reserved, also.directory per
+// also-name (sorted), then also-section.orphan (sorted).
+func alsoRenderings(s *state) *decision.Refusal {
+	dir := s.defaultDir()
+	for i := range s.also {
+		a := &s.also[i]
+		if !a.hasOut {
+			continue
+		}
+		if !knob.PathShaped(a.path) {
+			return refuse("also.path", a.key, "", a.key+" is "+q(a.path)+`: an absolute file path, like "/config/extra.json"`)
+		}
+		if knob.Reserved(a.path) {
+			return refuse("path.reserved", a.key, "", knob.ReservedFailure(a.path).Message(a.key))
+		}
+		if dir != "" && path.Dir(a.path) != dir {
+			return refuse("also.directory", a.key, "", a.key+" is "+q(a.path)+": it must sit in the same directory as dynamic-config.rs/path ("+q(dir)+"), the one volume the agent writes to")
+		}
+	}
+	for i := range s.also {
+		if a := &s.also[i]; !a.hasOut {
+			return refuse("also-section.orphan", a.secKey, "", a.secKey+" is set, but dynamic-config.rs/also."+a.name+" is not: a section needs a rendering to go to")
+		}
+	}
+	return nil
+}
+
+// defaultPath is B55: path.required, path.shape, path.reserved.
+func defaultPath(s *state) *decision.Refusal {
+	r := &s.def
+	v := &r.vals[registry.Path]
+	if !v.set {
+		k := key(r, registry.Path)
+		if r.source == "" {
+			return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet a default path (agent.defaults.path) — and name the store with dynamic-config.rs/source, since no per-store default can answer without one")
+		}
+		return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet or the store a default path (agent.defaults.path, agent.defaults.perStore)")
+	}
+	if _, f := rows[registry.Path].Check(v.text); f != nil {
+		return failed(r, registry.Path, f)
+	}
+	return nil
+}
+
+// outputDuplicate is output.duplicate (B56): the default path, every
+// path.<name> and every also.<name> name distinct files.
+func outputDuplicate(s *state) *decision.Refusal {
+	type output struct{ key, path string }
+	var small [8]output
+	seen := small[:0]
+	check := func(k, p string) *decision.Refusal {
+		for _, o := range seen {
+			if o.path == p {
+				return refuse("output.duplicate", k, renderOfKey(k), k+" is "+q(p)+", the same file as "+o.key+": every rendering needs its own file")
+			}
+		}
+		seen = append(seen, output{k, p})
+		return nil
+	}
+	if ref := check(key(&s.def, registry.Path), s.def.vals[registry.Path].text); ref != nil {
+		return ref
+	}
+	for _, r := range s.named {
+		if ref := check(r.ann[registry.Path].key, r.ann[registry.Path].value); ref != nil {
+			return ref
+		}
+	}
+	for i := range s.also {
+		if a := &s.also[i]; a.hasOut {
+			if ref := check(a.key, a.path); ref != nil {
+				return ref
+			}
+		}
+	}
+	return nil
+}
+
+// sourceRequired is source.required (B57).
+func sourceRequired(s *state) *decision.Refusal {
+	if s.def.source != "" {
+		return nil
+	}
+	return refuse("source.required", key(&s.def, registry.Source), "", "dynamic-config.rs/source is required: set it on the pod, or give the fleet a default with agent.defaults.source (DYNAMIC_CONFIG_AGENT_SOURCE)")
+}
+
+// keyRequired is key.required (B58).
+func keyRequired(s *state) *decision.Refusal {
+	if s.def.vals[registry.Key].set {
+		return nil
+	}
+	return refuse("key.required", key(&s.def, registry.Key), "", "dynamic-config.rs/key is required: set it on the pod, or give the store a per-store default key (agent.defaults.perStore)")
+}

@@ -1,0 +1,205 @@
+// Package resolve is the pure core of the decider: Decide turns an
+// installation snapshot and a pod's facts into a Decision (spec 01 §8). The
+// mutating path walks the evaluation order B1–B62 (first failure wins),
+// resolves every knob over the tiers (annotation > per-store default >
+// fleet default > built-in) with its provenance, and hands the resolved
+// values to the plan builder; the validating path is the env policy's.
+//
+// Nothing here does I/O, logs, or knows about gRPC.
+package resolve
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+)
+
+// Agent container names the status mark looks for (spec 01 §6).
+const (
+	agentContainer = "dynamic-config-agent"
+	initContainer  = "dynamic-config-init"
+)
+
+// Decide is the one pure function of the decider. Purpose VALIDATE is the
+// environment-variable policy (spec 05); MUTATE (or unspecified) is the
+// annotation contract (spec 01). DecisionID is left empty.
+func Decide(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	return DecideWithClasses(inst, nil, f)
+}
+
+// DecideWithClasses is Decide with a class set (spec 08): nil means classes
+// are off. The set is an input like the installation; nothing is looked up.
+func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	return decide(inst, cls, f, true)
+}
+
+// DecidePlan is Decide without the per-value provenance: the renders carry
+// their name, source and agent containers but no values. Everything else —
+// outcome, refusals, warnings, audit annotations, plan, gates — is
+// Decide's. It answers DECISION_VIEW_PLAN (spec 06 §2.1, docs/spec-changes.md),
+// which never sends the values, so they are not computed.
+func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Decision {
+	return DecidePlanWithClasses(inst, nil, f)
+}
+
+// DecidePlanWithClasses is DecidePlan with a class set (nil: classes off).
+func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	return decide(inst, cls, f, false)
+}
+
+// decide routes a request to its path; withValues says whether the renders
+// of the mutating path carry their values (the FULL view) or not (PLAN).
+func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
+	if inst == nil {
+		inst = installation.Empty()
+	}
+	if f == nil {
+		f = &decision.Facts{}
+	}
+	if f.Purpose == decision.PurposeValidate {
+		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+	}
+	return mutate(inst, cls, f, withValues)
+}
+
+// mutate is the mutating path; withValues says whether the renders carry
+// their values.
+func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
+	d := decision.New(inst.Revision)
+	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
+	for _, st := range steps {
+		if st.do != nil {
+			st.do(s)
+		}
+		if st.run != nil {
+			if ref := st.run(s); ref != nil {
+				return refused(s.stamp(d), ref)
+			}
+		}
+		if st.skip != nil {
+			if why := st.skip(s); why != decision.SkipUnspecified {
+				return skip(s.stamp(d), why)
+			}
+		}
+	}
+
+	// B61–B62: build the plan, check it against the pod, inject.
+	in := s.planInput()
+	p := buildPlan(in)
+	if ref := conflicts(s, p); ref != nil {
+		return refused(s.stamp(d), ref)
+	}
+	d = s.stampClasses(d)
+	d.Outcome = decision.OutcomeInject
+	d.Plan = p
+	d.Gates = s.gates
+	d.Renders = s.output(true)
+	for i := range d.Renders {
+		d.Renders[i].AgentContainers = renderAgents(p, d.Renders[i].Name)
+	}
+	d.Warnings = withDeprecations(planWarnings(in), s)
+	return d
+}
+
+func hasPrefixed(annotations map[string]string) bool {
+	for k := range annotations {
+		if len(k) >= len(registry.Prefix) && k[:len(registry.Prefix)] == registry.Prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// stamp adds what the steps so far found to d: the classes revision when the
+// class set was consulted (B3), and, once the knobs are resolved, the gate
+// rulings and the renders as looked up (unvalidated).
+func (s *state) stamp(d decision.Decision) decision.Decision {
+	d = s.stampClasses(d)
+	if s.resolved {
+		d.Gates = s.gates
+		d.Renders = s.output(false)
+	}
+	return d
+}
+
+// stampClasses names the classes revision when B3 consulted the class set.
+func (s *state) stampClasses(d decision.Decision) decision.Decision {
+	if s.classesRevision != "" {
+		d.ClassesRevision = s.classesRevision
+		d.AuditAnnotations[decision.AuditClassesRevision] = s.classesRevision
+	}
+	return d
+}
+
+func skip(d decision.Decision, why decision.SkipReason) decision.Decision {
+	d.Outcome, d.SkipReason = decision.OutcomeSkip, why
+	return d
+}
+
+func refused(d decision.Decision, r *decision.Refusal) decision.Decision {
+	d.Outcome = decision.OutcomeRefuse
+	d.Refusals = []decision.Refusal{*r}
+	return d
+}
+
+// hasAgentContainer reports whether spec.containers or spec.initContainers
+// hold an injected agent (dynamic-config-agent or dynamic-config-init).
+func (s *state) hasAgentContainer() bool {
+	for _, list := range [2][]decision.Container{s.f.Containers, s.f.InitContainers} {
+		for i := range list {
+			if n := list[i].Name; n == agentContainer || n == initContainer {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyDeprecated says whether any registry row is deprecated (none in this version).
+var anyDeprecated = func() bool {
+	for i := range rows {
+		if rows[i].Deprecated() {
+			return true
+		}
+	}
+	return false
+}()
+
+// withDeprecations inserts the deprecated-key warnings (spec 03 §6.1 rule 7)
+// after the default render's warnings and before the named renders' ones.
+func withDeprecations(warnings []decision.Warning, s *state) []decision.Warning {
+	if !anyDeprecated {
+		return warnings
+	}
+	var deprecated []decision.Warning
+	for k := range s.f.Annotations {
+		c := registry.Classify(k)
+		if (c.Kind == registry.KindRegistry || c.Kind == registry.KindRendered) && rows[c.Row].Deprecated() {
+			deprecated = append(deprecated, decision.Warning{Code: "deprecated-key", Message: rows[c.Row].DeprecationMessage(k)})
+		}
+	}
+	if len(deprecated) == 0 {
+		return warnings
+	}
+	sortWarnings(deprecated)
+	at := len(warnings)
+	for i, w := range warnings {
+		if len(w.Message) > len(`render "`) && w.Message[:len(`render "`)] == `render "` {
+			at = i
+			break
+		}
+	}
+	out := make([]decision.Warning, 0, len(warnings)+len(deprecated))
+	out = append(out, warnings[:at]...)
+	out = append(out, deprecated...)
+	return append(out, warnings[at:]...)
+}
+
+func sortWarnings(w []decision.Warning) {
+	slices.SortFunc(w, func(a, b decision.Warning) int { return strings.Compare(a.Message, b.Message) })
+}

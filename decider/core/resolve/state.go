@@ -1,0 +1,168 @@
+package resolve
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+)
+
+// annot is one annotation the pod wrote for a render's knob.
+type annot struct {
+	key   string // the full key as written
+	value string
+	set   bool
+	// class names the class that filled the value ("DynamicConfigClass
+	// ns/name"); "" when the pod wrote it (spec 08 §3 step 6).
+	class string
+}
+
+// value is one knob's effective value for a render: the raw tier lookup
+// (validated by the steps before anything relies on it). When an
+// installation tier answered, the supplying installation.Value is looked up
+// again where its provenance is needed (supplier) rather than copied into
+// every one of a render's 66 slots.
+type value struct {
+	text     string
+	set      bool
+	tier     decision.Tier
+	fromInst bool   // an installation tier answered
+	store    string // the store whose group answered
+	note     string
+}
+
+// render is one render's annotations and resolved values.
+type render struct {
+	name     string // "" for the default render
+	firstKey string // the first key, in sorted order, that declared a named render
+	ann      [registry.Count]annot
+	vals     [registry.Count]value
+	source   string // the resolved store ("" when none)
+}
+
+// also is one also.<name> extra rendering.
+type also struct {
+	name   string
+	key    string
+	path   string
+	hasOut bool // also.<name> present (an orphan section has only the section)
+	secKey string
+	sec    string
+	hasSec bool
+}
+
+// state is one decision in progress.
+type state struct {
+	inst *installation.Installation
+	f    *decision.Facts
+	// classes is the class set (nil: classes off); consulted is the class
+	// the pod named once B3 found it.
+	classes   *classes.Set
+	consulted *classes.Class
+	// classesRevision is the class set's revision once B3 consulted it.
+	classesRevision string
+	// resolved: every knob's ladder has been walked (the steps from B6 on).
+	resolved bool
+
+	def   render
+	named []*render
+	also  []also
+
+	status, class, inject annot
+
+	unknownKey string // the smallest unknown key in byte order
+	hasUnknown bool
+	emptyKey   string // the smallest key refused by value.empty
+	hasEmpty   bool
+
+	gates    []decision.GateRuling
+	agentEnv []installation.EnvEntry // the pod's agent-env entries, in order
+	// withValues: the output renders carry their values (Decide, not
+	// DecidePlan).
+	withValues bool
+}
+
+// read sorts the pod's prefixed annotations into renders, also-names, the
+// status mark, and the first unknown / empty key.
+func (s *state) read() {
+	for key, v := range s.f.Annotations {
+		if !strings.HasPrefix(key, registry.Prefix) {
+			continue // never read
+		}
+		c := registry.Classify(key)
+		ownsEmpty := false
+		switch c.Kind {
+		case registry.KindUnknown:
+			if !s.hasUnknown || key < s.unknownKey {
+				s.unknownKey, s.hasUnknown = key, true
+			}
+			continue
+		case registry.KindStatus:
+			s.status = annot{key: key, value: v, set: true}
+			continue
+		case registry.KindRegistry:
+			s.def.ann[c.Row] = annot{key: key, value: v, set: true}
+			ownsEmpty = rows[c.Row].OwnsEmpty
+			switch c.Row {
+			case registry.Class:
+				s.class = s.def.ann[c.Row]
+			case registry.Inject:
+				s.inject = s.def.ann[c.Row]
+			}
+		case registry.KindRendered:
+			r := s.namedRender(c.Name)
+			r.ann[c.Row] = annot{key: key, value: v, set: true}
+			if r.firstKey == "" || key < r.firstKey {
+				r.firstKey = key
+			}
+			ownsEmpty = rows[c.Row].OwnsEmpty
+		case registry.KindAlso:
+			a := s.alsoEntry(c.Name)
+			a.key, a.path, a.hasOut = key, v, true
+		case registry.KindAlsoSection:
+			a := s.alsoEntry(c.Name)
+			a.secKey, a.sec, a.hasSec = key, v, true
+		}
+		if v == "" && !ownsEmpty && (!s.hasEmpty || key < s.emptyKey) {
+			s.emptyKey, s.hasEmpty = key, true
+		}
+	}
+	slices.SortFunc(s.named, func(a, b *render) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(s.also, func(a, b also) int { return strings.Compare(a.name, b.name) })
+}
+
+func (s *state) namedRender(name string) *render {
+	for _, r := range s.named {
+		if r.name == name {
+			return r
+		}
+	}
+	r := &render{name: name}
+	s.named = append(s.named, r)
+	return r
+}
+
+func (s *state) alsoEntry(name string) *also {
+	for i := range s.also {
+		if s.also[i].name == name {
+			return &s.also[i]
+		}
+	}
+	s.also = append(s.also, also{name: name})
+	return &s.also[len(s.also)-1]
+}
+
+// renders walks the default render, then the named renders in sorted order.
+func (s *state) renders(yield func(*render) bool) {
+	if !yield(&s.def) {
+		return
+	}
+	for _, r := range s.named {
+		if !yield(r) {
+			return
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package installationloader
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+)
+
+// ReloadStatus is the outcome of the latest reload attempt.
+type ReloadStatus struct {
+	OK                bool
+	At                time.Time
+	Problems          []string
+	AttemptedRevision string
+}
+
+// Store holds the installation in force. Readers take a snapshot with Current
+// and use it for a whole decision; a swap never changes a snapshot in use.
+type Store struct {
+	current    atomic.Pointer[installation.Installation]
+	lastReload atomic.Pointer[ReloadStatus]
+}
+
+// NewStore returns a store holding inst (which may be nil until the first load).
+func NewStore(inst *installation.Installation) *Store {
+	s := &Store{}
+	if inst != nil {
+		s.current.Store(inst)
+	}
+	return s
+}
+
+// Current returns the installation in force, nil when none is held yet.
+func (s *Store) Current() *installation.Installation { return s.current.Load() }
+
+// Swap puts inst in force and returns the previous one.
+func (s *Store) Swap(inst *installation.Installation) *installation.Installation {
+	return s.current.Swap(inst)
+}
+
+// LastReload returns the latest reload attempt, nil before any.
+func (s *Store) LastReload() *ReloadStatus { return s.lastReload.Load() }
+
+// RecordReload records a reload attempt.
+func (s *Store) RecordReload(r ReloadStatus) { s.lastReload.Store(&r) }
