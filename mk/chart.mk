@@ -14,6 +14,9 @@
 #                              kube-apiserver: test/e2e/chart_manifests_test.go)
 #   make chart-kustomize-base  regenerate deploy/kustomize/base/dynamic-config.yaml
 #   make chart-test-update     regenerate the helm-unittest snapshots
+#   make chart-alerts          the PrometheusRule and the dashboard through promtool: check rules,
+#                              and `promtool test rules` (a firing and a quiet case per alert);
+#                              promtool is built from the module proxy (tools/promtool/go.mod)
 
 CHART_DIR        ?= charts/dynamic-config
 CHART_TOOLS_DIR  ?= $(HOME)/.cache/dynamic-config-chart/$(shell sed -n 's/^\s*helm.sh\/helm\/v3 \(v[^ ]*\).*/helm-\1/p' tools/helm/go.mod)
@@ -23,9 +26,12 @@ CHART_HELM       := $(CHART_TOOLS_DIR)/helm
 CHART_ENV        := HELM_PLUGINS=$(CHART_TOOLS_DIR)/plugins HELM_CACHE_HOME=$(CHART_WORK_DIR)/helm-cache \
                     HELM_CONFIG_HOME=$(CHART_WORK_DIR)/helm-config HELM_DATA_HOME=$(CHART_WORK_DIR)/helm-data
 
-CI_TARGETS += chart-lint chart-test
+PROMTOOL_DIR     ?= $(HOME)/.cache/dynamic-config-promtool
+PROMTOOL         := $(PROMTOOL_DIR)/promtool
 
-.PHONY: chart-tools chart-lint chart-test chart-render chart-kustomize-base chart-test-update
+CI_TARGETS += chart-lint chart-test chart-alerts
+
+.PHONY: chart-tools chart-lint chart-test chart-render chart-kustomize-base chart-test-update chart-alerts
 
 chart-tools: ## build helm, helm-unittest (as a helm plugin) and kustomize, cached by version
 	@start=$$(date +%s); tools/helm/build.sh "$(CHART_TOOLS_DIR)" && \
@@ -48,3 +54,6 @@ chart-test-update: chart-tools ## regenerate the helm-unittest snapshots
 chart-kustomize-base: chart-tools ## regenerate deploy/kustomize/base/dynamic-config.yaml from the chart
 	@$(CHART_ENV) CHART_TOOLS_DIR="$(CHART_TOOLS_DIR)" tools/helm/chart-test.sh kustomize-base "$(CHART_DIR)" "$(CHART_RENDER_DIR)" "$(CHART_WORK_DIR)"
 
+chart-alerts: chart-tools ## promtool check rules (alerts, dashboard queries) and promtool test rules on tests/promtool/alerts.yaml
+	@tools/promtool/build.sh "$(PROMTOOL_DIR)"
+	@$(CHART_ENV) CHART_TOOLS_DIR="$(CHART_TOOLS_DIR)" PROMTOOL="$(PROMTOOL)" tools/helm/chart-test.sh alerts "$(CHART_DIR)" "$(CHART_RENDER_DIR)" "$(CHART_WORK_DIR)"

@@ -13,6 +13,10 @@
 #                 --validate=strict, test/e2e/chart_manifests_test.go).
 # kustomize-base  regenerates deploy/kustomize/base/dynamic-config.yaml from the chart.
 # all             render, then helm-unittest, the kustomize checks and the two-doors test.
+# alerts          the PrometheusRule and the Grafana dashboard through Prometheus's own checker:
+#                 `promtool check rules` on the rendered rules and on every dashboard query, and
+#                 `promtool test rules` on tests/promtool/alerts.yaml (a firing and a quiet case
+#                 for every alert, or chartcheck fails naming it). Needs PROMTOOL.
 #
 # Needs CHART_TOOLS_DIR (helm, kustomize, plugins/) and HELM_PLUGINS in the environment.
 set -euo pipefail
@@ -232,7 +236,20 @@ do_all() {
   echo "chart-test: ok ($((SECONDS - start))s)"
 }
 
+do_alerts() {
+  local promtool=${PROMTOOL:?PROMTOOL: the promtool binary}
+  template "$work/alerts-render.yaml" -f "$values/crd-features.yaml" --show-only templates/prometheusrule.yaml
+  cp "$chart/tests/promtool/alerts.yaml" "$work/alerts.yaml"
+  "$chartcheck" rules -f "$work/alerts-render.yaml" -o "$work/rules-rendered.yaml" -unit "$work/rules.yaml" -tests "$work/alerts.yaml"
+  "$promtool" check rules "$work/rules-rendered.yaml"
+  "$chartcheck" dashboard-rules -f "$chart/dashboards/dynamic-config.json" -o "$work/dashboard-rules.yaml"
+  "$promtool" check rules "$work/dashboard-rules.yaml"
+  (cd "$work" && "$promtool" test rules alerts.yaml)
+  echo "chart-alerts: ok"
+}
+
 case $mode in
+  alerts) do_alerts ;;
   render) do_render ;;
   kustomize-base) do_kustomize_base ;;
   all) do_all ;;

@@ -13,6 +13,11 @@
 //	    checks the self-signed TLS material of a render: one CA, every pair verifies.
 //	chartcheck same -a FILE -b FILE [-ignore-kind K,K]
 //	    fails unless both files hold the same objects (order and formatting ignored).
+//	chartcheck rules -f FILE -o RULES -unit RULES -tests TESTS
+//	    writes the PrometheusRule's groups as Prometheus rule files and fails unless the
+//	    promtool fixtures give every alert a firing and a quiet case (rules.go).
+//	chartcheck dashboard-rules -f DASHBOARD.json -o RULES
+//	    writes every dashboard query as a recording rule, for `promtool check rules`.
 package main
 
 import (
@@ -34,7 +39,7 @@ type object = map[string]any
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: chartcheck installation|kustomize-base|tls|same [flags]")
+		fmt.Fprintln(os.Stderr, "usage: chartcheck installation|kustomize-base|tls|same|rules|dashboard-rules [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -47,6 +52,10 @@ func main() {
 		err = runSame(os.Args[2:])
 	case "tls":
 		err = runTLS(os.Args[2:])
+	case "rules":
+		err = runRules(os.Args[2:])
+	case "dashboard-rules":
+		err = runDashboardRules(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
