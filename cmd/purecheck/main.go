@@ -1,7 +1,8 @@
 // Command purecheck fails when a package of the pure core (every package
 // under decider/core/) depends, directly or through any package of the
 // module or a third party, on I/O, logging, gRPC, file watching or a
-// YAML/TOML library. depguard (.golangci.yml) sees a file's own imports;
+// YAML/TOML library, or imports a package of the module outside
+// decider/core/ and internal/. depguard (.golangci.yml) sees a file's own imports;
 // this sees the whole closure `go list -deps` reports. make lint runs it.
 //
 //	go run ./cmd/purecheck            # check decider/core/...
@@ -79,6 +80,12 @@ func denied(path, module string) string {
 			if p := module + "/" + m; path == p || strings.HasPrefix(path, p+"/") {
 				return "a parser or the wire types"
 			}
+		}
+	}
+	if module != "" && strings.HasPrefix(path, module+"/") {
+		rel := path[len(module)+1:]
+		if !strings.HasPrefix(rel, "decider/core/") && !strings.HasPrefix(rel, "internal/") {
+			return "outside decider/core/ and internal/"
 		}
 	}
 	lower := strings.ToLower(path)

@@ -36,8 +36,8 @@ func TestTheGuardFindsEveryWayOutOfThePureCoreAndOnlyThose(t *testing.T) {
 		{"a direct os import is caught", map[string][]string{root: {"os"}}, "decider/core/x depends on os (I/O, logging or network): decider/core/x → os"},
 		{"net is caught exactly", map[string][]string{root: {"net"}}, "depends on net (I/O"},
 		{"an os import two packages down is caught with its chain",
-			map[string][]string{root: {mod + "/a"}, mod + "/a": {"example.org/lib"}, "example.org/lib": {"os"}},
-			"decider/core/x → a → example.org/lib → os"},
+			map[string][]string{root: {mod + "/internal/a"}, mod + "/internal/a": {"example.org/lib"}, "example.org/lib": {"os"}},
+			"decider/core/x → internal/a → example.org/lib → os"},
 		{"a YAML library reached through a third party is caught",
 			map[string][]string{root: {"example.org/lib"}, "example.org/lib": {"sigs.k8s.io/yaml"}, "sigs.k8s.io/yaml": {}}, "(a YAML/TOML library)"},
 		{"a TOML library is caught", map[string][]string{root: {"github.com/pelletier/go-toml/v2"}}, "(a YAML/TOML library)"},
@@ -46,7 +46,8 @@ func TestTheGuardFindsEveryWayOutOfThePureCoreAndOnlyThose(t *testing.T) {
 		{"slog is caught", map[string][]string{root: {"log/slog"}}, "depends on log/slog"},
 		{"the module's parser is caught", map[string][]string{root: {mod + "/decider/docparse"}}, "(a parser or the wire types)"},
 		{"the wire types are caught", map[string][]string{root: {mod + "/gen/x/v1"}}, "(a parser or the wire types)"},
-		{"a name that only starts like a parser is fine", map[string][]string{root: {mod + "/decider/docparsex"}}, ""},
+		{"a package of the module outside the core and internal is caught", map[string][]string{root: {mod + "/decider/docparsex"}}, "(outside decider/core/ and internal/)"},
+		{"the core and internal are fine", map[string][]string{root: {mod + "/decider/core/y", mod + "/internal/z"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
