@@ -39,7 +39,7 @@ func loadClassesFile(path string) (*classes.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("classes file: %w", err)
 	}
-	return classes.Parse(path, data)
+	return classloader.Parse(path, data)
 }
 
 // startClasses builds the decider's class store (nil: classes off) and, when

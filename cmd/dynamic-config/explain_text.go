@@ -9,8 +9,8 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // This file is explain's text layout (spec 07 §1.5).

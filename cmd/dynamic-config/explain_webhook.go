@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // Whether the API server would call the webhook at all, as istioctl x
@@ -102,7 +103,7 @@ func (s *webhookScope) reach(pod bool, namespace string, objLabels map[string]st
 	}
 	if pod {
 		if !facts.HasPrefixedAnnotation(raw) {
-			r.Blocked = append(r.Blocked, "the pod has no "+facts.Prefix+" annotation key (the webhook's matchCondition "+asksConditionName+")")
+			r.Blocked = append(r.Blocked, "the pod has no "+annotation.Prefix+" annotation key (the webhook's matchCondition "+asksConditionName+")")
 		}
 		if s.objectSelector != nil {
 			sel, err := metav1.LabelSelectorAsSelector(s.objectSelector)

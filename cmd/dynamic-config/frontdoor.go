@@ -25,6 +25,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 )
 
 // frontdoorFlags are the flags of `dynamic-config frontdoor` (spec 07 §1.2).
@@ -107,7 +108,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	defer cancel()
 	reg := prometheus.NewRegistry()
 	m := fmetrics.NewFrontdoor(reg)
-	if err := fmetrics.RegisterRuntime(reg); err != nil {
+	if err := promruntime.Register(reg); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: metrics: "+err.Error())
 		return exitUsage
 	}

@@ -11,8 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 

@@ -7,12 +7,12 @@
 package metrics
 
 import (
-	"errors"
 	"sync"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 )
 
 // DecisionBuckets are the decision-duration histogram buckets, in seconds (spec 07 §5).
@@ -80,7 +80,7 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 	reg.MustRegister(m.decisions, m.refusals, m.duration, m.findings, m.reloads,
 		m.problems, m.info, m.loadedAt, m.grpcServer)
 	reg.MustRegister(m.callers.collectors()...)
-	if err := registerRuntime(reg); err != nil {
+	if err := promruntime.Register(reg); err != nil {
 		panic(err)
 	}
 	for _, p := range []string{PurposeMutate, PurposeValidate} {
@@ -102,23 +102,6 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 		m.reloads.WithLabelValues(r)
 	}
 	return m
-}
-
-// registerRuntime registers the Go runtime and process collectors with reg;
-// finding them already registered is not an error.
-func registerRuntime(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	} {
-		if err := reg.Register(c); err != nil {
-			var already prometheus.AlreadyRegisteredError
-			if !errors.As(err, &already) {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // GRPCServer returns the gRPC server metrics (grpc_server_started_total,

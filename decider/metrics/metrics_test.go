@@ -11,6 +11,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 )
 
 func newTestDecider(t *testing.T) (*Decider, *prometheus.Registry) {
@@ -232,7 +233,7 @@ func TestReloadObserver(t *testing.T) {
 
 func TestRuntimeCollectorsMayAlreadyBeRegistered(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	if err := registerRuntime(reg); err != nil {
+	if err := promruntime.Register(reg); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {

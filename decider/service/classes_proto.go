@@ -2,8 +2,8 @@ package service
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // classesToProto lists the classes of set for GetInstallation (spec 08 §2):

@@ -6,8 +6,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // InstallationToProto is installationToProto for the offline commands

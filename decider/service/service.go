@@ -19,14 +19,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
-)
-
-// The audit annotation keys every decision carries (spec 03 §5).
-const (
-	// AuditRevision is the revision of the installation that decided.
-	AuditRevision = decision.AuditRevision
-	// AuditDecisionID is the decision id, as in the decider's decision log line.
-	AuditDecisionID = "decision-id"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // Service implements deciderv1.DeciderServiceServer.
@@ -112,20 +105,18 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		d.InstallationRevision = inst.Revision
 	}
 	d.Cluster, d.Caller = cluster, caller
-	// Every answer names the installation that decided and the decision, so
-	// an audit-log line leads straight to the decision's log line.
-	annotations := make(map[string]string, len(d.AuditAnnotations)+3)
+	// Every answer names the installation that decided (the core wrote it,
+	// decision.New) and the decision, so an audit-log line leads straight to
+	// the decision's log line: this is the one writer of the decision id.
+	annotations := make(map[string]string, len(d.AuditAnnotations)+2)
 	for k, v := range d.AuditAnnotations {
 		annotations[k] = v
 	}
-	if annotations[AuditRevision] == "" {
-		annotations[AuditRevision] = d.InstallationRevision
-	}
-	annotations[AuditDecisionID] = id
+	annotations[annotation.AuditDecisionID] = id
 	// The cluster is written only when known: named by the request or
 	// the decider's own --cluster-name (docs/multi-cluster.md).
-	if cluster != "" && annotations["cluster"] == "" {
-		annotations["cluster"] = cluster
+	if cluster != "" && annotations[annotation.AuditCluster] == "" {
+		annotations[annotation.AuditCluster] = cluster
 	}
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}

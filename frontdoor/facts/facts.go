@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // ObjectError says the object could not be decoded as its declared kind; the
@@ -150,7 +150,7 @@ func operation(op string) deciderv1.Operation {
 func prefixed(annotations map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range annotations {
-		if strings.HasPrefix(k, Prefix) {
+		if annotation.Prefixed(k) {
 			if out == nil {
 				out = make(map[string]string)
 			}
@@ -164,7 +164,7 @@ func prefixed(annotations map[string]string) map[string]string {
 func prefixedKeys(annotations map[string]string) []string {
 	var keys []string
 	for k := range annotations {
-		if strings.HasPrefix(k, Prefix) {
+		if annotation.Prefixed(k) {
 			keys = append(keys, k)
 		}
 	}

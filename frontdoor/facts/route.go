@@ -7,14 +7,11 @@ package facts
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
-
-// Prefix is the annotation prefix; keys outside it are never read.
-const Prefix = "dynamic-config.rs/"
 
 // Kind is one kind the front door routes.
 type Kind struct {
@@ -77,7 +74,7 @@ func HasPrefixedAnnotation(raw []byte) bool {
 		return false
 	}
 	for k := range lenient.Metadata.Annotations {
-		if strings.HasPrefix(k, Prefix) {
+		if annotation.Prefixed(k) {
 			return true
 		}
 	}
@@ -88,5 +85,5 @@ func HasPrefixedAnnotation(raw []byte) bool {
 // scan: false when the prefix appears nowhere in raw and no escape could
 // spell it — the common case, answered without decoding.
 func MayHavePrefixedAnnotation(raw []byte) bool {
-	return bytes.Contains(raw, []byte(Prefix)) || bytes.Contains(raw, []byte(`\`))
+	return bytes.Contains(raw, []byte(annotation.Prefix)) || bytes.Contains(raw, []byte(`\`))
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // admission is one review being answered, and what its log line says.
@@ -252,23 +254,14 @@ func (a *admission) patch(plan *deciderv1.MutationPlan, obj *facts.Object) (*pat
 	return patch.Build(plan, target)
 }
 
+// auditAnnotations are the decision's, as the decider wrote them (the
+// revision and the decision id included, spec 03 §5): the front door adds
+// none to a decided answer.
 func auditAnnotations(d *deciderv1.Decision) map[string]string {
-	out := make(map[string]string, len(d.GetAuditAnnotations())+1)
-	for k, v := range d.GetAuditAnnotations() {
-		out[k] = v
-	}
-	// Every decided answer names the installation that decided and the
-	// decision (03 §5), so an audit-log line leads to the decision log line.
-	if _, ok := out[auditRevision]; !ok && d.GetInstallationRevision() != "" {
-		out[auditRevision] = d.GetInstallationRevision()
-	}
-	if _, ok := out[auditDecisionID]; !ok && d.GetDecisionId() != "" {
-		out[auditDecisionID] = d.GetDecisionId()
-	}
-	if len(out) == 0 {
+	if len(d.GetAuditAnnotations()) == 0 {
 		return nil
 	}
-	return out
+	return d.GetAuditAnnotations()
 }
 
 // warnings are the decision's warnings, fitted to the API server's limits
@@ -301,15 +294,12 @@ func refusalLabel(r *deciderv1.Refusal) string {
 
 // Frontdoor-only denials (spec 04 §2, §5, §6).
 const (
-	slugMalformed           = "DynamicConfigMalformed"
-	slugDeciderUnavailable  = "DynamicConfigDeciderUnavailable"
-	slugInternal            = "DynamicConfigInternal"
-	auditDeciderUnavailable = "decider-unavailable"
-	auditRevision           = "revision"
-	auditDecisionID         = "decision-id"
-	unusableAnswer          = "unusable-answer"
-	detailInternal          = "internal error"
-	maxDetail               = 200
+	slugMalformed          = "DynamicConfigMalformed"
+	slugDeciderUnavailable = "DynamicConfigDeciderUnavailable"
+	slugInternal           = "DynamicConfigInternal"
+	unusableAnswer         = "unusable-answer"
+	detailInternal         = "internal error"
+	maxDetail              = 200
 )
 
 // failureFlag is the flag that rules a failure on this path and what the
@@ -328,7 +318,7 @@ func (a *admission) failed(f *failure) *review.Response {
 		return a.refusedAsCaller(f)
 	}
 	flag, what := a.failureFlag()
-	detail := cut(redactURL(f.detail), maxDetail)
+	detail := cut(redact.URL(f.detail), maxDetail)
 	causeOf := func(detail string) string {
 		if f.code != "" {
 			return fmt.Sprintf("the decider was unavailable (%s: %s)", f.code, detail)
@@ -354,7 +344,7 @@ func (a *admission) failed(f *failure) *review.Response {
 			w = warning(cutBytes(detail, len(detail)-over-len("…")) + "…")
 		}
 		resp.Warnings = []string{w}
-		resp.AuditAnnotations = map[string]string{auditDeciderUnavailable: code}
+		resp.AuditAnnotations = map[string]string{annotation.AuditDeciderUnavailable: code}
 		a.outcome = metrics.OutcomeDeciderErrorAllowed
 	} else {
 		st := &review.Status{Code: 503, Reason: slugDeciderUnavailable}
@@ -390,7 +380,7 @@ func (a *admission) unusable(detail string) *review.Response {
 
 // malformed denies an object that does not decode as its kind (04 §6).
 func (a *admission) malformed(err error) *review.Response {
-	msg := "dynamic-config.rs: " + redactURL(err.Error())
+	msg := "dynamic-config.rs: " + redact.URL(err.Error())
 	a.outcome, a.reason = metrics.OutcomeRefused, slugMalformed
 	a.h.metrics.Refusal(metrics.ReasonMalformed)
 	a.done(slog.LevelInfo)

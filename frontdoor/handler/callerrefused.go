@@ -9,6 +9,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // slugCallerRefused is the denial of an admission the decider would not
@@ -29,7 +30,7 @@ func (f *failure) callerRefused() bool {
 // cluster and what to change in the callers file.
 func (a *admission) refusedAsCaller(f *failure) *review.Response {
 	flag, what := a.failureFlag()
-	detail := cut(redactURL(f.detail), maxDetail)
+	detail := cut(redact.URL(f.detail), maxDetail)
 	cluster := "the decider's own cluster (this front door sends no --cluster-name)"
 	if a.h.cluster != "" {
 		cluster = "cluster " + strconv.Quote(a.h.cluster)

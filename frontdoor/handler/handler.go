@@ -21,6 +21,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // Defaults of the flags the handler honours (spec 07 §1.2).
@@ -136,7 +137,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 			panic(rec)
 		}
 		h.log.Error("panic while answering a review", "webhook", webhook,
-			"panic", redactURL(fmt.Sprint(rec)), "stack", string(debug.Stack()))
+			"panic", redact.URL(fmt.Sprint(rec)), "stack", string(debug.Stack()))
 		if a == nil {
 			// Before the review was decoded there is no uid to echo.
 			http.Error(w, "internal error", http.StatusInternalServerError)
@@ -147,7 +148,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 	}()
 	req, status, msg := h.read(w, r)
 	if req == nil {
-		h.log.Warn("review not readable", "webhook", webhook, "status", status, "error", redactURL(msg))
+		h.log.Warn("review not readable", "webhook", webhook, "status", status, "error", redact.URL(msg))
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)

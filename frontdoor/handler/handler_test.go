@@ -51,7 +51,7 @@ func refuseDecision() *deciderv1.Decision {
 		DecisionId:           "d-2",
 		Outcome:              deciderv1.Outcome_OUTCOME_REFUSE,
 		InstallationRevision: revision,
-		AuditAnnotations:     map[string]string{"revision": revision},
+		AuditAnnotations:     map[string]string{"revision": revision, "decision-id": "d-2"},
 		Warnings:             []*deciderv1.Warning{{Code: "env-policy-warn", Message: "collected before"}},
 		Refusals: []*deciderv1.Refusal{{
 			Reason: deciderv1.RefusalReason_REFUSAL_REASON_PINNED, ReasonSlug: "DynamicConfigPinned", HttpCode: 400,
@@ -288,16 +288,33 @@ func TestEnvPolicyRefusalIsAlwaysDenied(t *testing.T) {
 	}
 }
 
-func TestSkipCarriesTheRevision(t *testing.T) {
-	client, _ := serveDecider(t, answering(&deciderv1.Decision{
-		Outcome: deciderv1.Outcome_OUTCOME_SKIP, SkipReason: deciderv1.SkipReason_SKIP_REASON_ALREADY_INJECTED,
-		InstallationRevision: revision,
-	}))
-	h := New(Config{Decider: client})
-	_, body := answer(t, h, PathMutate, requestReview(t, podRequest("u", example1Pod)))
-	want := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"auditAnnotations":{"revision":"` + revision + `"},"uid":"u"}}`
-	if body != want {
-		t.Fatalf("answer %s", body)
+func TestTheAuditAnnotationsAreTheDecidersAndTheFrontDoorAddsNone(t *testing.T) {
+	skip := func(audit map[string]string) *deciderv1.Decision {
+		return &deciderv1.Decision{
+			DecisionId: "d-3", Outcome: deciderv1.Outcome_OUTCOME_SKIP, SkipReason: deciderv1.SkipReason_SKIP_REASON_ALREADY_INJECTED,
+			InstallationRevision: revision, AuditAnnotations: audit,
+		}
+	}
+	tests := []struct {
+		name     string
+		decision *deciderv1.Decision
+		want     string
+	}{
+		{"a skip carries the revision and the decision id the decider wrote",
+			skip(map[string]string{"revision": revision, "decision-id": "d-3"}),
+			`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"auditAnnotations":{"decision-id":"d-3","revision":"` + revision + `"},"uid":"u"}}`},
+		{"a decision without audit annotations is answered without any",
+			skip(nil),
+			`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true,"uid":"u"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, _ := serveDecider(t, answering(tt.decision))
+			h := New(Config{Decider: client})
+			if _, body := answer(t, h, PathMutate, requestReview(t, podRequest("u", example1Pod))); body != tt.want {
+				t.Fatalf("answer %s\nwant   %s", body, tt.want)
+			}
+		})
 	}
 }
 

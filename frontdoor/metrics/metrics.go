@@ -4,12 +4,10 @@
 package metrics
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -134,24 +132,6 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 		m.inFlight.WithLabelValues(w)
 	}
 	return m
-}
-
-// RegisterRuntime registers the Go runtime and process collectors with reg.
-// Registering them twice (serve runs both components on one registry) is
-// not an error.
-func RegisterRuntime(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	} {
-		if err := reg.Register(c); err != nil {
-			var already prometheus.AlreadyRegisteredError
-			if !errors.As(err, &already) {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // Admission counts one answered review: webhook is WebhookMutate or

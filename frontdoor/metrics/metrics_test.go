@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 )
 
 func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
@@ -23,10 +25,10 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	m.PatchBytes(1444)
 	m.DeciderRPC("OK", time.Millisecond)
 	m.RevisionAnswered("sha256:x")
-	if err := RegisterRuntime(reg); err != nil {
+	if err := promruntime.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	if err := RegisterRuntime(reg); err != nil {
+	if err := promruntime.Register(reg); err != nil {
 		t.Fatalf("registering the runtime collectors twice: %v", err)
 	}
 

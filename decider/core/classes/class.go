@@ -1,8 +1,9 @@
 // Package classes holds the class set of spec 08: DynamicConfigClass
 // (namespaced) and ClusterDynamicConfigClass (cluster) objects, validated
-// into plain values, with the set's revision and lookup, and the
-// --classes-file stream format (file.go). It does no I/O: cmd reads the
-// file, and the API-server watch lives in decider/classloader.
+// into plain values, with the set's revision and lookup, and the set of a
+// decoded --classes-file (file.go). It does no I/O and decodes no text: cmd
+// reads the file, decider/classloader decodes it (Parse) and follows the API
+// server (Watch).
 package classes
 
 import (

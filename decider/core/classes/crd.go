@@ -3,8 +3,8 @@ package classes
 import (
 	"unicode/utf8"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
 	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // The CRDs' bounds (charts/dynamic-config/crds). FromObject holds every

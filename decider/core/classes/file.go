@@ -1,14 +1,8 @@
 package classes
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
-
-	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
@@ -21,11 +15,20 @@ type FileError struct {
 
 func (e *FileError) Error() string { return strings.Join(e.Problems, "\n") }
 
-// Parse reads a YAML (---) or JSON stream of class objects read from file
-// name (a v1 List's items count as documents of their own, numbered N.M).
-// Empty documents are skipped. An unreadable document or any invalid object
-// is a *FileError listing every problem. Reading the file is the caller's.
-func Parse(name string, data []byte) (*Set, error) {
+// Document is one non-empty document of a --classes-file stream, decoded by
+// the loader (decider/classloader.Parse): Object is the JSON object it holds
+// (nil: the document is not an object), or Err says why the stream could not
+// be decoded at this document (the last document the loader hands over).
+type Document struct {
+	Object map[string]any
+	Err    error
+}
+
+// FromDocuments builds the set of the documents of file name, numbered from
+// 1 in order (a v1 List's items count as documents of their own, numbered
+// N.M). Any undecodable document or invalid object is a *FileError listing
+// every problem. Decoding the text is the loader's (decider/classloader).
+func FromDocuments(name string, docs []Document) (*Set, error) {
 	var list []Class
 	var problems []string
 	seen := map[string]string{}
@@ -46,22 +49,14 @@ func Parse(name string, data []byte) (*Set, error) {
 		seen[id] = where
 		list = append(list, c)
 	}
-	dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for n := 1; ; n++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			problems = append(problems, fmt.Sprintf("%s: document %d: %v", name, n, err))
+	for i, doc := range docs {
+		n := i + 1
+		if doc.Err != nil {
+			problems = append(problems, fmt.Sprintf("%s: document %d: %v", name, n, doc.Err))
 			break
 		}
-		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			n--
-			continue
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(raw, &obj); err != nil {
+		obj := doc.Object
+		if obj == nil {
 			problems = append(problems, fmt.Sprintf("%s: document %d: not an object", name, n))
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // Problem is one reason an object is not a valid class.

@@ -4,6 +4,8 @@
 // does I/O.
 package decision
 
+import "github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+
 // Purpose says which admission path asks.
 type Purpose int
 
@@ -157,18 +159,11 @@ const (
 	OverrideNotApplicable
 )
 
-// The audit annotation keys the decider writes (spec 03 §5, spec 08 §2).
-const (
-	// AuditRevision names the installation that decided; every decision carries it.
-	AuditRevision = "revision"
-	// AuditClassesRevision names the class set a decision consulted.
-	AuditClassesRevision = "classes-revision"
-)
-
 // New is a decision by the installation of this revision: the one place
-// the revision audit annotation is written.
+// the revision audit annotation (internal/annotation.AuditRevision) is
+// written.
 func New(revision string) Decision {
-	return Decision{InstallationRevision: revision, AuditAnnotations: map[string]string{AuditRevision: revision}}
+	return Decision{InstallationRevision: revision, AuditAnnotations: map[string]string{annotation.AuditRevision: revision}}
 }
 
 // Decision is the decider's answer (spec 06 §3.2).

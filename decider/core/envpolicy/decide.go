@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // The refusal of an enforce rule (spec 04 §2, 05 §5).
@@ -18,8 +19,6 @@ const (
 const (
 	WarningCodeRule                = "env-policy-warn"
 	WarningCodeWorkloadAnnotations = "workload-annotations"
-	auditRulePrefix                = "env-policy-rule-"
-	annotationPrefix               = "dynamic-config.rs/"
 )
 
 // kindInfo is what the policy needs to know about an admitted kind.
@@ -248,7 +247,7 @@ func ruleRef(i int) string { return "envPolicy.rules[" + strconv.Itoa(i) + "]" }
 
 func hasPrefixedKey(keys []string) bool {
 	for _, k := range keys {
-		if strings.HasPrefix(k, annotationPrefix) {
+		if annotation.Prefixed(k) {
 			return true
 		}
 	}

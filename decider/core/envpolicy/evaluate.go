@@ -7,7 +7,8 @@ import (
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // evaluation is one validating decision in progress: the rules run in order
@@ -72,7 +73,7 @@ func (e *evaluation) verdict(i int, mode, op, det string) {
 			Message: ruleRef(i) + " (" + op + ", warn) would reject this " + e.kind.name + " in namespace " + redact.Quote(e.f.Namespace) + ": " + det,
 		})
 	case ModeAudit:
-		e.d.AuditAnnotations[auditRulePrefix+strconv.Itoa(i)] = "would reject: " + det
+		e.d.AuditAnnotations[annotation.AuditEnvPolicyRulePrefix+strconv.Itoa(i)] = "would reject: " + det
 	default: // enforce
 		e.d.Refusals = []decision.Refusal{{
 			Reason:   decision.ReasonEnvPolicy,

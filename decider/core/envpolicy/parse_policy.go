@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 func (ps *parser) policy(n *doctree.Node, path string) *Policy {

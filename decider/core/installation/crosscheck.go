@@ -3,7 +3,7 @@ package installation
 import (
 	"strconv"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 

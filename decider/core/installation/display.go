@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // displaySettings are the plain settings of spec 06 §5 (every row except

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 var upperSnake = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)

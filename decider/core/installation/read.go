@@ -8,7 +8,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // input is one setting's value as one door gives it: the variable's text, or

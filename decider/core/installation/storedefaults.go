@@ -7,7 +7,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 var storeKnobList = strings.Join(StoreKnobs, ", ")

@@ -8,7 +8,7 @@
 // a column of the registry table (decider/core/registry), never a lookup here.
 package knob
 
-import "github.com/dynamic-config-admission/dynamic-config/decider/redact"
+import "github.com/dynamic-config-admission/dynamic-config/internal/redact"
 
 // Failure is one failed value check.
 type Failure struct {

@@ -8,10 +8,14 @@
 // constants (ids.go) are generated from the table: `make knobs`.
 package registry
 
-import "github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
+import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+)
 
-// Prefix is the annotation prefix; keys outside it are never read.
-const Prefix = "dynamic-config.rs/"
+// Prefix is the annotation prefix (internal/annotation); keys outside it are
+// never read.
+const Prefix = annotation.Prefix
 
 // Tier is an installation rung of a knob's resolution ladder. The ladder is
 // always annotation > the tiers of the row, in order > built-in.

@@ -9,7 +9,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // unknownKey is key.unknown (B6): the first unknown key in byte order.

@@ -4,7 +4,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // resolveClass is B3 (spec 08 §3), run when the pod names a class and does

@@ -6,6 +6,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // classSet is the set the class tests decide with.
@@ -65,8 +66,8 @@ func TestClassRefusals(t *testing.T) {
 			if tt.cls != nil {
 				wantRevision = tt.cls.Revision
 			}
-			if d.ClassesRevision != wantRevision || d.AuditAnnotations[decision.AuditClassesRevision] != wantRevision {
-				t.Errorf("classes revision %q, audit %q; want %q", d.ClassesRevision, d.AuditAnnotations[decision.AuditClassesRevision], wantRevision)
+			if d.ClassesRevision != wantRevision || d.AuditAnnotations[annotation.AuditClassesRevision] != wantRevision {
+				t.Errorf("classes revision %q, audit %q; want %q", d.ClassesRevision, d.AuditAnnotations[annotation.AuditClassesRevision], wantRevision)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // Agent container names the status mark looks for (spec 01 §6).
@@ -108,7 +109,7 @@ func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts
 
 func hasPrefixed(annotations map[string]string) bool {
 	for k := range annotations {
-		if len(k) >= len(registry.Prefix) && k[:len(registry.Prefix)] == registry.Prefix {
+		if annotation.Prefixed(k) {
 			return true
 		}
 	}
@@ -131,7 +132,7 @@ func (s *state) stamp(d decision.Decision) decision.Decision {
 func (s *state) stampClasses(d decision.Decision) decision.Decision {
 	if s.classesRevision != "" {
 		d.ClassesRevision = s.classesRevision
-		d.AuditAnnotations[decision.AuditClassesRevision] = s.classesRevision
+		d.AuditAnnotations[annotation.AuditClassesRevision] = s.classesRevision
 	}
 	return d
 }

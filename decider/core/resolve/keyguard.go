@@ -7,7 +7,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // keyChecks is B58: key.required, then the class key guard on the resolved

@@ -4,7 +4,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/decider/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // Reason slugs (spec 04 §2).

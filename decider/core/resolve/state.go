@@ -8,6 +8,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // annot is one annotation the pod wrote for a render's knob.
@@ -89,7 +90,7 @@ type state struct {
 // status mark, and the first unknown / empty key.
 func (s *state) read() {
 	for key, v := range s.f.Annotations {
-		if !strings.HasPrefix(key, registry.Prefix) {
+		if !annotation.Prefixed(key) {
 			continue // never read
 		}
 		c := registry.Classify(key)

@@ -1,7 +1,8 @@
 // Package redact hides URL userinfo (spec 04 §3.2) and quotes values for
 // messages. Every refusal, warning, log line, installation error,
-// GetInstallation value and explain line passes through it; the patch and the
-// agent arguments never do.
+// GetInstallation value and explain line of the decider passes through it,
+// and every detail of the front door's answers and log lines (URL); the
+// patch and the agent arguments never do. Both processes import it.
 package redact
 
 import (

@@ -1,17 +1,19 @@
-package classes
+package classloader
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 )
 
 // A --classes-file object gets exactly the CRD's validation and the API
-// server's naming rules, through the same FromObject the watch uses; the
+// server's naming rules, through the same classes.FromObject the watch uses; the
 // refusal quotes no value beyond the message limit.
 func TestAClassesFileObjectIsHeldToTheCRD(t *testing.T) {
 	mib := strings.Repeat("p", 1<<20)
-	many := make([]string, MaxKeyPrefixes+1)
+	many := make([]string, classes.MaxKeyPrefixes+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("%q", fmt.Sprintf("p%d/", i))
 	}

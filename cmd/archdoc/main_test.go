@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/golist"
+)
+
+func TestThePictureListsEveryPackageWithItsDirectImportsFromTheModule(t *testing.T) {
+	m := &struct{ Path string }{Path: "example.com/m"}
+	pkgs := []golist.Package{
+		{ImportPath: "example.com/m/b", Doc: "Package b has a | in it.", Imports: []string{"fmt", "example.com/m/a", "example.org/lib"}, Module: m},
+		{ImportPath: "example.com/m/a", Doc: "Package a.", Module: m},
+		{ImportPath: "fmt", Standard: true},
+	}
+	want := "| Package | Imports (this module, direct, tests left out) | Doc |\n|---|---|---|\n" +
+		"| `a` | — | Package a. |\n" +
+		"| `b` | `a` | Package b has a \\| in it. |\n"
+	if got := picture(pkgs); got != want {
+		t.Errorf("picture:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSpliceReplacesOnlyWhatStandsBetweenTheMarkers(t *testing.T) {
+	doc := "# A\n\nbefore\n" + beginMarker + "\nold\n" + endMarker + "\nafter\n"
+	got, err := splice([]byte(doc), "new\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# A\n\nbefore\n" + beginMarker + "\nnew\n" + endMarker + "\nafter\n"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := splice([]byte("no markers"), "x"); err == nil {
+		t.Error("a document without markers was accepted")
+	}
+}
+
+func TestTheCommittedArchitectureIsCurrentAndAStaleOneFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	var stderr strings.Builder
+	if code := run([]string{"-check", "-file", "../../ARCHITECTURE.md"}, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	stale := t.TempDir() + "/ARCHITECTURE.md"
+	if err := writeFile(stale, "x\n"+beginMarker+"\n| `gone` | — | |\n"+endMarker+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"-check", "-file", stale}, &stderr); code != 1 || !strings.Contains(stderr.String(), "run make archdoc") {
+		t.Fatalf("a stale picture: exit %d, %q", code, stderr.String())
+	}
+}
+
+func writeFile(name, text string) error { return os.WriteFile(name, []byte(text), 0o644) }
