@@ -97,6 +97,13 @@ do_all() {
   "$helm" unittest --strict -f 'tests/*_test.yaml' "$chart"
   "$helm" unittest --strict --skip-schema-validation -f 'tests/noschema/*_test.yaml' "$chart"
 
+  echo "== crds"
+  # Helm installs a chart's crds/ once and never upgrades it: the CRDs are templates (issue 20).
+  [[ ! -e $chart/crds ]] || fail "$chart/crds exists: helm never upgrades it; CRDs belong in files/crds (templates/class-crds.yaml)"
+  [[ $(grep -c '^kind: CustomResourceDefinition$' "$render/chart-default.yaml") == "$(ls "$chart"/files/crds/*.yaml | wc -l)" ]] \
+    || fail "the default render does not carry every CRD of files/crds"
+  echo "crds: rendered from templates (helm upgrade applies them), none in crds/"
+
   echo "== tls"
   "$chartcheck" tls -f "$render/chart-default.yaml"
   "$chartcheck" tls -f "$render/chart-all-features.yaml"
