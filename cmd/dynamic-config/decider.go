@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -40,6 +40,7 @@ type deciderFlags struct {
 	tlsCert        string
 	tlsKey         string
 	tlsClientCA    string
+	tlsWait        bool
 	plaintext      bool
 	authTokenFile  string
 	callers        string
@@ -64,6 +65,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.tlsCert, "tls-cert", "DYNAMIC_CONFIG_DECIDER_TLS_CERT", "", "serving certificate (re-read on change)")
 	fs.stringVar(&d.tlsKey, "tls-key", "DYNAMIC_CONFIG_DECIDER_TLS_KEY", "", "serving key (re-read on change)")
 	fs.stringVar(&d.tlsClientCA, "tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", "", "when set: mTLS, client certificates are required and verified against this CA")
+	fs.boolVar(&d.tlsWait, "tls-wait", "DYNAMIC_CONFIG_DECIDER_TLS_WAIT", false, "start before the serving pair and the client CA exist and take them when they appear (tls.mode selfRotate: the front door issues them); handshakes fail until then")
 	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "serve gRPC without TLS")
 	fs.stringVar(&d.authTokenFile, "auth-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "when set: every DeciderService call needs authorization: Bearer <token>")
 	fs.stringVar(&d.callers, "callers", "DYNAMIC_CONFIG_DECIDER_CALLERS_FILE", "", "when set: the callers file — every DeciderService call must present a listed credential and may name only its caller's clusters (re-read on change; excludes --auth-token-file)")
@@ -186,21 +188,37 @@ func deciderTLS(ctx context.Context, f deciderFlags, logger *slog.Logger, observ
 	}
 	pair := certs.New(f.tlsCert, f.tlsKey, logger, observer)
 	if err := pair.Load(); err != nil {
-		return nil, fmt.Errorf("TLS pair: %w", err)
+		if !f.tlsWait {
+			return nil, fmt.Errorf("TLS pair: %w", err)
+		}
+		logger.Info("waiting for the serving pair (--tls-wait)", "cert_file", f.tlsCert, "error", err.Error())
 	}
 	go pair.Run(ctx, certReloadInterval)
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: pair.GetCertificate}
-	if f.tlsClientCA != "" {
-		pem, err := os.ReadFile(f.tlsClientCA)
+	if f.tlsClientCA == "" {
+		return tc, nil
+	}
+	// The client CA bundle is re-read at every handshake (certs.Pool): a
+	// rotated CA is trusted from the first handshake after its file changes.
+	clientCAs := certs.NewPool(f.tlsClientCA)
+	pool, err := clientCAs.Get()
+	if err != nil && !f.tlsWait {
+		return nil, fmt.Errorf("--tls-client-ca: %w", err)
+	}
+	tc.ClientCAs = pool
+	tc.ClientAuth = tls.RequireAndVerifyClientCert
+	tc.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		pool, err := clientCAs.Get()
 		if err != nil {
 			return nil, fmt.Errorf("--tls-client-ca: %w", err)
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--tls-client-ca: %s holds no PEM certificate", f.tlsClientCA)
+		c := tc.Clone()
+		c.GetConfigForClient = nil
+		c.ClientCAs = pool
+		if !slices.Contains(c.NextProtos, "h2") { // gRPC's ALPN, which credentials.NewTLS adds to tc only
+			c.NextProtos = append(c.NextProtos, "h2")
 		}
-		tc.ClientCAs = pool
-		tc.ClientAuth = tls.RequireAndVerifyClientCert
+		return c, nil
 	}
 	return tc, nil
 }

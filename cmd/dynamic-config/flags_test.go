@@ -155,6 +155,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"kubeconfig", "", ""},   // spec 08 §2
 			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
+			row{"tls-wait", "DYNAMIC_CONFIG_DECIDER_TLS_WAIT", "false"}, // issue 20: tls.mode selfRotate
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
@@ -191,6 +192,12 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"self-rotate-ca-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CA_VALIDITY", "8760h0m0s"},
 			row{"self-rotate-cert-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CERT_VALIDITY", "168h0m0s"},
 			row{"self-rotate-interval", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL", "1m0s"},
+			// the mTLS pairs from the rotating CA (issue 20, docs/spec-changes.md)
+			row{"self-rotate-decider-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_SECRET", ""},
+			row{"self-rotate-decider-hosts", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_HOSTS", ""},
+			row{"self-rotate-client-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_SECRET", ""},
+			row{"self-rotate-client-name", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_NAME", "dynamic-config-frontdoor-client"},
+			row{"self-rotate-handover", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER", "5m0s"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
 			row{"addr", "", "127.0.0.1:8080"},

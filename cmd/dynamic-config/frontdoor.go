@@ -245,6 +245,9 @@ func (d *frontdoorFlags) clientConfig() client.Config {
 		// One budget with the decider, which derives it from its own
 		// --max-request-bytes (set both alike; the chart does).
 		MaxMessageBytes: msgbudget.Bytes(d.maxRequestBytes),
+		// tls.mode selfRotate: the CA leader issues the client pair and the
+		// decider's CA into the mounted Secret, possibly after this starts.
+		WaitForFiles: d.selfRotate.enabled,
 	}
 }
 

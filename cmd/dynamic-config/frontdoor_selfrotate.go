@@ -36,6 +36,11 @@ type selfRotateFlags struct {
 	caValidity        time.Duration
 	leafValidity      time.Duration
 	interval          time.Duration
+	deciderSecret     string
+	deciderHosts      string
+	clientSecret      string
+	clientName        string
+	handover          time.Duration
 }
 
 func (s *selfRotateFlags) register(fs *flagSet) {
@@ -50,18 +55,32 @@ func (s *selfRotateFlags) register(fs *flagSet) {
 	fs.durationVar(&s.caValidity, "self-rotate-ca-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CA_VALIDITY", 365*24*time.Hour, "lifetime of a minted CA; it is rotated after two thirds")
 	fs.durationVar(&s.leafValidity, "self-rotate-cert-validity", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CERT_VALIDITY", 7*24*time.Hour, "lifetime of a replica's serving certificate; re-signed after two thirds")
 	fs.durationVar(&s.interval, "self-rotate-interval", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL", time.Minute, "how often the Secret and the webhook configurations are checked")
+	// issue 20: the mTLS pairs between front door and decider from the same CA
+	fs.stringVar(&s.deciderSecret, "self-rotate-decider-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_SECRET", "", "Secret the CA leader fills with the decider's serving pair (tls.crt, tls.key) and the bundle that verifies the front door (ca.crt); empty = none")
+	fs.stringVar(&s.deciderHosts, "self-rotate-decider-hosts", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_HOSTS", "", "comma-separated DNS names and IP addresses of the decider's serving certificate (required with --self-rotate-decider-secret)")
+	fs.stringVar(&s.clientSecret, "self-rotate-client-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_SECRET", "", "Secret the CA leader fills with the front door's client pair for the decider (tls.crt, tls.key) and the bundle that verifies the decider (ca.crt); empty = none")
+	fs.stringVar(&s.clientName, "self-rotate-client-name", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_NAME", "dynamic-config-frontdoor-client", "subject common name of the front door's client certificate")
+	fs.durationVar(&s.handover, "self-rotate-handover", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER", 5*time.Minute, "how long a new CA is trusted in both pair Secrets before the pairs move to it (the kubelet's Secret-volume sync and a reload)")
 }
 
 // newSelfRotator builds the rotator that signs pair's certificate.
 func (s *selfRotateFlags) newSelfRotator(pair *certs.Pair, logger *slog.Logger) (*selfrotate.Rotator, error) {
-	var hosts []string
-	for _, h := range strings.Split(s.hosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
+	hosts := splitHosts(s.hosts)
 	if len(hosts) == 0 {
 		return nil, errors.New("--self-rotate needs --self-rotate-hosts (the front door Service's DNS names)")
+	}
+	var leaves []selfrotate.Leaf
+	if s.deciderSecret != "" {
+		deciderHosts := splitHosts(s.deciderHosts)
+		if len(deciderHosts) == 0 {
+			return nil, errors.New("--self-rotate-decider-secret needs --self-rotate-decider-hosts (the decider Service's DNS names)")
+		}
+		leaves = append(leaves, selfrotate.Leaf{Secret: s.deciderSecret, Hosts: deciderHosts})
+	} else if s.deciderHosts != "" {
+		return nil, errors.New("--self-rotate-decider-hosts needs --self-rotate-decider-secret")
+	}
+	if s.clientSecret != "" {
+		leaves = append(leaves, selfrotate.Leaf{Secret: s.clientSecret, CommonName: s.clientName})
 	}
 	namespace := s.namespace
 	if namespace == "" {
@@ -106,7 +125,20 @@ func (s *selfRotateFlags) newSelfRotator(pair *certs.Pair, logger *slog.Logger) 
 		CAValidity:        s.caValidity,
 		LeafValidity:      s.leafValidity,
 		Interval:          s.interval,
+		Leaves:            leaves,
+		Handover:          s.handover,
 		Use:               pair.Use,
 		Logger:            logger,
 	})
+}
+
+// splitHosts is a comma-separated host list without blanks.
+func splitHosts(list string) []string {
+	var hosts []string
+	for _, h := range strings.Split(list, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
 }

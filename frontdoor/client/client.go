@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	// The client-side health checking function registers itself on import;
 	// without it healthCheckConfig below is silently ignored.
@@ -78,6 +77,9 @@ type Config struct {
 	// same number the decider holds to, so that no answer the decider sends
 	// is refused here for its size.
 	MaxMessageBytes int
+	// WaitForFiles lets CAFile and the client pair be missing at New: the
+	// handshakes fail until they appear (tls.mode selfRotate issues them).
+	WaitForFiles bool
 }
 
 // Client is a connection to the decider.
@@ -115,11 +117,11 @@ func New(cfg Config) (*Client, error) {
 		}
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	} else {
-		tlsConfig, err := clientTLS(cfg)
+		creds, err := clientTLS(cfg)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+		opts = append(opts, grpc.WithTransportCredentials(creds))
 	}
 
 	if cfg.TokenFile != "" {

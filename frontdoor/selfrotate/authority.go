@@ -93,9 +93,26 @@ func (a *Authority) Issue(hosts []string, now time.Time, validity time.Duration)
 	if len(hosts) == 0 {
 		return nil, nil, errors.New("no host names for the serving certificate")
 	}
+	return a.issue(hosts[0], hosts, x509.ExtKeyUsageServerAuth, now, validity)
+}
+
+// IssueClient signs a client certificate (mTLS towards the decider) named
+// commonName, valid from now for validity but never beyond the CA's notAfter.
+func (a *Authority) IssueClient(commonName string, now time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
+	if commonName == "" {
+		return nil, nil, errors.New("no name for the client certificate")
+	}
+	return a.issue(commonName, nil, x509.ExtKeyUsageClientAuth, now, validity)
+}
+
+func (a *Authority) issue(commonName string, hosts []string, usage x509.ExtKeyUsage, now time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
+	what := "serving"
+	if usage == x509.ExtKeyUsageClientAuth {
+		what = "client"
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, fmt.Errorf("serving key: %w", err)
+		return nil, nil, fmt.Errorf("%s key: %w", what, err)
 	}
 	notAfter := now.Add(validity)
 	if notAfter.After(a.Cert.NotAfter) {
@@ -103,11 +120,11 @@ func (a *Authority) Issue(hosts []string, now time.Time, validity time.Duration)
 	}
 	template := &x509.Certificate{
 		SerialNumber: serialNumber(),
-		Subject:      pkix.Name{CommonName: hosts[0]},
+		Subject:      pkix.Name{CommonName: commonName},
 		NotBefore:    now.Add(-clockSkew),
 		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 	}
 	for _, h := range hosts {
 		if ip := net.ParseIP(h); ip != nil {
@@ -118,11 +135,11 @@ func (a *Authority) Issue(hosts []string, now time.Time, validity time.Duration)
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, a.Cert, &key.PublicKey, a.key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("serving certificate: %w", err)
+		return nil, nil, fmt.Errorf("%s certificate: %w", what, err)
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("serving key: %w", err)
+		return nil, nil, fmt.Errorf("%s key: %w", what, err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil

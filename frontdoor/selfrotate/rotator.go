@@ -2,7 +2,9 @@
 // front door keeps a CA in a Secret, every replica signs its own serving
 // certificate with it (in memory), and one replica at a time — the holder
 // of a coordination.k8s.io Lease — mints and rotates the CA and writes its
-// trust bundle into the caBundle of both webhook configurations.
+// trust bundle into the caBundle of both webhook configurations, and keeps
+// the mTLS pairs between front door and decider (the leaf Secrets) signed by
+// it, moving them to a new CA only after both ends trust it (leaves.go).
 //
 // Rotation never leaves a window in which the API server distrusts a
 // serving certificate: the leader publishes a new CA in both webhook
@@ -57,6 +59,12 @@ type Config struct {
 	CAValidity        time.Duration // of a newly minted CA
 	LeafValidity      time.Duration // of a serving certificate (capped at the CA's notAfter)
 	Interval          time.Duration // how often the Secret and the webhook configurations are checked
+	// Leaves are the Secrets the leader keeps filled with pairs signed by
+	// the CA (the decider's serving pair, the front door's client pair), each
+	// with the bundle as ca.crt; Handover is how long a new CA must have
+	// been trusted in all of them before their pairs move to it.
+	Leaves   []Leaf
+	Handover time.Duration
 	// Use puts a newly signed serving pair in use (certs.Pair.Use).
 	Use    func(certPEM, keyPEM []byte) error
 	Logger *slog.Logger
@@ -87,6 +95,10 @@ func New(cfg Config) (*Rotator, error) {
 		return nil, errors.New("self-rotate: no host names for the serving certificate (--self-rotate-hosts)")
 	case cfg.CAValidity <= 0 || cfg.LeafValidity <= 0 || cfg.Interval <= 0:
 		return nil, errors.New("self-rotate: validities and interval must be positive")
+	case cfg.Handover < 0:
+		return nil, errors.New("self-rotate: the hand-over must not be negative")
+	case cfg.Handover >= cfg.LeafValidity/3 || cfg.Handover >= cfg.CAValidity/3:
+		return nil, errors.New("self-rotate: the hand-over must be shorter than a third of the CA and certificate validities")
 	case cfg.Use == nil:
 		return nil, errors.New("self-rotate: nowhere to put the serving pair")
 	}
@@ -160,13 +172,24 @@ func (r *Rotator) lead(ctx context.Context) {
 }
 
 // Reconcile is one pass of the leader's duty: mint or rotate the CA when it
-// is missing or due, then make both webhook configurations trust the bundle.
+// is missing or due, make both webhook configurations trust the bundle, then
+// keep every leaf Secret's pair and bundle current (reconcileLeaves).
 func (r *Rotator) Reconcile(ctx context.Context) error {
 	now := r.cfg.Now()
+	ca, bundle, err := r.reconcileCA(ctx, now)
+	if err != nil || len(r.cfg.Leaves) == 0 {
+		return err
+	}
+	return r.reconcileLeaves(ctx, ca, bundle, now)
+}
+
+// reconcileCA is the CA part of Reconcile; it returns the signing CA and
+// the bundle in force.
+func (r *Rotator) reconcileCA(ctx context.Context, now time.Time) (*Authority, []byte, error) {
 	secret, err := r.cfg.Client.CoreV1().Secrets(r.cfg.Namespace).Get(ctx, r.cfg.SecretName, metav1.GetOptions{})
 	missing := apierrors.IsNotFound(err)
 	if err != nil && !missing {
-		return fmt.Errorf("read secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
+		return nil, nil, fmt.Errorf("read secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
 	}
 	var current *Authority
 	var previousBundle []byte
@@ -179,27 +202,30 @@ func (r *Rotator) Reconcile(ctx context.Context) error {
 	}
 	if !CADue(current, now) {
 		bundle := Bundle(current.Cert, previousBundle, now)
-		if err := r.publish(ctx, bundle); err != nil || bytes.Equal(bundle, previousBundle) {
-			return err
+		if err := r.publish(ctx, bundle); err != nil {
+			return nil, nil, err
+		}
+		if bytes.Equal(bundle, previousBundle) {
+			return current, bundle, nil
 		}
 		// an earlier CA expired: the Secret's bundle drops it too
 		secret = secret.DeepCopy()
 		secret.Data[KeyCABundle] = bundle
 		if _, err := r.cfg.Client.CoreV1().Secrets(r.cfg.Namespace).Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("write secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
+			return nil, nil, fmt.Errorf("write secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
 		}
-		return nil
+		return current, bundle, nil
 	}
 
 	next, err := NewAuthority("dynamic-config front door CA", now, r.cfg.CAValidity)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	bundle := Bundle(next.Cert, previousBundle, now)
 	// Trust before use: the webhook configurations learn the new CA before
 	// any replica can sign with it.
 	if err := r.publish(ctx, bundle); err != nil {
-		return err
+		return nil, nil, err
 	}
 	data := map[string][]byte{KeyCACert: next.CertPEM, KeyCAKey: next.KeyPEM, KeyCABundle: bundle}
 	if missing {
@@ -214,11 +240,11 @@ func (r *Rotator) Reconcile(ctx context.Context) error {
 		_, err = r.cfg.Client.CoreV1().Secrets(r.cfg.Namespace).Update(ctx, secret, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("write secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
+		return nil, nil, fmt.Errorf("write secret %s/%s: %w", r.cfg.Namespace, r.cfg.SecretName, err)
 	}
 	r.cfg.Logger.Info("self-rotate: new CA in force", "secret", r.cfg.SecretName,
 		"not_after", next.Cert.NotAfter.UTC().Format(time.RFC3339), "rotated", current != nil)
-	return nil
+	return next, bundle, nil
 }
 
 // publish sets caBundle on every webhook of both configurations, writing

@@ -14,7 +14,7 @@ import (
 )
 
 // The class CRDs of the chart (spec 08 §1).
-const classCRDDir = repoRoot + "/charts/dynamic-config/crds"
+const classCRDDir = repoRoot + "/charts/dynamic-config/files/crds"
 
 // classTimeout bounds how long a class edit may take to reach a decision:
 // the watch delivers it at once; the bound covers a loaded machine.

@@ -101,6 +101,30 @@ do_all() {
   "$helm" unittest --strict -f 'tests/*_test.yaml' "$chart"
   "$helm" unittest --strict --skip-schema-validation -f 'tests/noschema/*_test.yaml' "$chart"
 
+  echo "== crds"
+  # Helm installs a chart's crds/ once and never upgrades it: the CRDs are templates (issue 20).
+  [[ ! -e $chart/crds ]] || fail "$chart/crds exists: helm never upgrades it; CRDs belong in files/crds (templates/class-crds.yaml)"
+  [[ $(grep -c '^kind: CustomResourceDefinition$' "$render/chart-default.yaml") == "$(ls "$chart"/files/crds/*.yaml | wc -l)" ]] \
+    || fail "the default render does not carry every CRD of files/crds"
+  echo "crds: rendered from templates (helm upgrade applies them), none in crds/"
+
+  echo "== selfRotate: GitOps-stable"
+  # Under tls.mode selfRotate every key is made in the cluster (issue 20): two renders are
+  # byte-identical and hold no key material.
+  local sr
+  for sr in "--set tls.mode=selfRotate" "-f $values/all-features.yaml --set tls.mode=selfRotate"; do
+    # shellcheck disable=SC2086 # the arguments are split on purpose
+    template "$work/self-rotate-1.yaml" $sr
+    # shellcheck disable=SC2086
+    template "$work/self-rotate-2.yaml" $sr
+    cmp -s "$work/self-rotate-1.yaml" "$work/self-rotate-2.yaml" \
+      || { diff "$work/self-rotate-1.yaml" "$work/self-rotate-2.yaml" | head -20 >&2; fail "helm template $sr: two renders differ"; }
+    if grep -nE 'PRIVATE KEY|^ *tls\.key:|^ *ca\.key:|LS0tLS1CRUdJTi' "$work/self-rotate-1.yaml" >&2; then
+      fail "helm template $sr renders key or certificate material"
+    fi
+  done
+  echo "selfRotate: two renders byte-identical, no key or certificate (defaults and every feature)"
+
   echo "== tls"
   "$chartcheck" tls -f "$render/chart-default.yaml"
   "$chartcheck" tls -f "$render/chart-all-features.yaml"

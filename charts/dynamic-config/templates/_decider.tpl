@@ -11,6 +11,11 @@
   value: /tls/tls.crt
 - name: DYNAMIC_CONFIG_DECIDER_TLS_KEY
   value: /tls/tls.key
+{{- if eq (include "dynamic-config.tlsMode" .) "selfRotate" }}
+# the front door's CA leader fills the Secret after the first start: wait for it
+- name: DYNAMIC_CONFIG_DECIDER_TLS_WAIT
+  value: "true"
+{{- end }}
 {{- if $d.auth.mtls }}
 - name: DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA
   value: /tls/ca.crt

@@ -30,6 +30,18 @@
   value: {{ $sr.certValidity | quote }}
 - name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL
   value: {{ $sr.interval | quote }}
+{{- if not (include "dynamic-config.remote" .) }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_SECRET
+  value: {{ include "dynamic-config.deciderTLSSecret" . | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_HOSTS
+  value: {{ printf "%s-decider.%s.svc,%s-decider.%s" $full .Release.Namespace $full .Release.Namespace | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_SECRET
+  value: {{ include "dynamic-config.clientTLSSecret" . | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_NAME
+  value: {{ printf "%s-frontdoor-client" $full | quote }}
+- name: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER
+  value: {{ $sr.handover | quote }}
+{{- end }}
 {{- else }}
 - name: DYNAMIC_CONFIG_WEBHOOK_TLS_CERT
   value: /tls/tls.crt

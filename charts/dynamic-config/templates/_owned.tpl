@@ -27,6 +27,11 @@ frontdoor:
   self-rotate-ca-validity: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CA_VALIDITY, use: tls.selfRotate.caValidity}
   self-rotate-cert-validity: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CERT_VALIDITY, use: tls.selfRotate.certValidity}
   self-rotate-interval: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_INTERVAL, use: tls.selfRotate.interval}
+  self-rotate-decider-secret: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_SECRET, use: "tls.mode: selfRotate"}
+  self-rotate-decider-hosts: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_DECIDER_HOSTS, use: "tls.mode: selfRotate (the decider Service's names)"}
+  self-rotate-client-secret: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_SECRET, use: "tls.mode: selfRotate"}
+  self-rotate-client-name: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_NAME, use: "tls.mode: selfRotate"}
+  self-rotate-handover: {env: DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER, use: tls.selfRotate.handover}
   decider-target: {env: DYNAMIC_CONFIG_DECIDER_TARGET, use: frontdoor.remote.deciderTarget}
   cluster-name: {env: DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME, use: cluster.name}
   decider-timeout: {env: DYNAMIC_CONFIG_DECIDER_TIMEOUT, use: frontdoor.deciderTimeout}
@@ -46,6 +51,7 @@ decider:
   tls-cert: {env: DYNAMIC_CONFIG_DECIDER_TLS_CERT, use: tls.mode}
   tls-key: {env: DYNAMIC_CONFIG_DECIDER_TLS_KEY, use: tls.mode}
   tls-client-ca: {env: DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA, use: decider.auth.mtls}
+  tls-wait: {env: DYNAMIC_CONFIG_DECIDER_TLS_WAIT, use: "tls.mode: selfRotate"}
   auth-token-file: {env: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE, use: decider.auth.token}
   callers: {env: DYNAMIC_CONFIG_DECIDER_CALLERS_FILE, use: decider.callers}
   cluster-name: {env: DYNAMIC_CONFIG_DECIDER_CLUSTER_NAME, use: cluster.name}

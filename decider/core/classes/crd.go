@@ -7,7 +7,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
-// The CRDs' bounds (charts/dynamic-config/crds). FromObject holds every
+// The CRDs' bounds (charts/dynamic-config/files/crds). FromObject holds every
 // object to them and to the API server's naming rules, whether it comes
 // from --classes-file or from the watch, so the file serves nothing the API
 // server would have refused (issue 23).
