@@ -69,7 +69,7 @@ func TestAFollowersNackFailsTheLeadersFleetStatus(t *testing.T) {
 	defer cancel()
 	doc := filepath.Join(t.TempDir(), "installation.yaml")
 	replaceFile(t, doc, "watchSeconds: \"30\"\n")
-	lead := leaderDecider(t, ctx, doc, "127.0.0.1:0")
+	lead := leaderDecider(ctx, t, doc, "127.0.0.1:0")
 	defer lead.shutdown(time.Second)
 	conn, err := grpc.NewClient(lead.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -65,7 +65,7 @@ func TestFollowRefusals(t *testing.T) {
 }
 
 // leaderDecider starts the real decider over an installation document.
-func leaderDecider(t *testing.T, ctx context.Context, doc, addr string) *runningDecider {
+func leaderDecider(ctx context.Context, t *testing.T, doc, addr string) *runningDecider {
 	t.Helper()
 	d, err := startDecider(ctx, deciderSetup{
 		logger:         slog.New(slog.NewJSONHandler(io.Discard, nil)),
@@ -83,7 +83,7 @@ func leaderDecider(t *testing.T, ctx context.Context, doc, addr string) *running
 }
 
 // followerDecider starts the real decider as a follower of leader.
-func followerDecider(t *testing.T, ctx context.Context, leader, stateDir string, maxStale time.Duration, log io.Writer) *runningDecider {
+func followerDecider(ctx context.Context, t *testing.T, leader, stateDir string, maxStale time.Duration, log io.Writer) *runningDecider {
 	t.Helper()
 	if log == nil {
 		log = io.Discard
@@ -143,14 +143,14 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 	doc := filepath.Join(dir, "installation.yaml")
 	replaceFile(t, doc, "watchSeconds: \"30\"\n")
 	leaderCtx, stopLeader := context.WithCancel(ctx)
-	lead := leaderDecider(t, leaderCtx, doc, "127.0.0.1:0")
+	lead := leaderDecider(leaderCtx, t, doc, "127.0.0.1:0")
 	leaderAddr := lead.addr.String()
 	stateDir := filepath.Join(dir, "state")
 	if err := os.Mkdir(stateDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	var log syncWriter
-	fol := followerDecider(t, ctx, leaderAddr, stateDir, 2*time.Second, &log)
+	fol := followerDecider(ctx, t, leaderAddr, stateDir, 2*time.Second, &log)
 	defer fol.shutdown(time.Second)
 	c, err := client.New(client.Config{Target: fol.addr.String(), Plaintext: true})
 	if err != nil {
@@ -221,7 +221,7 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 		if fol.server.Ready() {
 			t.Fatal("a stale follower is ready")
 		}
-		again := leaderDecider(t, ctx, doc, leaderAddr)
+		again := leaderDecider(ctx, t, doc, leaderAddr)
 		defer again.shutdown(time.Second)
 		took := eventually(t, "recovery", 10*time.Second, func() bool {
 			_, err := c.Decide(callCtx, askingPod())
@@ -231,7 +231,7 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 	})
 	t.Run("a follower restarted while the leader is down serves from its state directory", func(t *testing.T) {
 		lis := mustDeadAddr(t)
-		again := followerDecider(t, ctx, lis, stateDir, 0, nil)
+		again := followerDecider(ctx, t, lis, stateDir, 0, nil)
 		defer again.shutdown(time.Second)
 		if cur := again.store.Current(); cur == nil || cur.Revision != edited {
 			t.Fatalf("restarted follower serves %v, want %s", cur, edited)
@@ -245,7 +245,7 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 // mustDeadAddr is a loopback address nothing listens on.
 func mustDeadAddr(t *testing.T) string {
 	t.Helper()
-	d := leaderDecider(t, t.Context(), foundationEmptyFile(t), "127.0.0.1:0")
+	d := leaderDecider(t.Context(), t, foundationEmptyFile(t), "127.0.0.1:0")
 	addr := d.addr.String()
 	d.shutdown(time.Second)
 	return addr
@@ -264,7 +264,7 @@ func TestOneEditReachesAHundredFollowers(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "installation.yaml")
 	replaceFile(t, doc, "watchSeconds: \"30\"\n")
-	lead := leaderDecider(t, ctx, doc, "127.0.0.1:0")
+	lead := leaderDecider(ctx, t, doc, "127.0.0.1:0")
 	defer lead.shutdown(time.Second)
 
 	heapBefore, cpuBefore := heapInUse(), cpuTime()
