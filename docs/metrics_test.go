@@ -26,6 +26,8 @@ func registeredNames(t *testing.T) []string {
 	fmetrics.NewFrontdoor(rec)
 	dmetrics.NewDecider(rec)
 	dmetrics.NewClasses(rec)
+	dmetrics.NewLeader(rec)
+	dmetrics.NewFollower(rec)
 	if _, err := certs.NewMetrics(rec); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,24 @@ grep -q '"installationRevision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc
 installation="$("$GRPCURL" -plaintext "$addr" dynamicconfig.decider.v1.DeciderService/GetInstallation)" || fail "GetInstallation failed"
 grep -q '"revision": "sha256:' <<<"$installation" || fail "GetInstallation has no revision: $installation"
 
+# Issue 24: every decider is a leader; grpcurl drives SyncInstallation. It
+# closes its side after the one message, so the leader answers with one
+# snapshot of the installation in force and ends the stream.
+grep -qx 'dynamicconfig.decider.v1.InstallationSyncService' <<<"$list" ||
+	fail "list does not show dynamicconfig.decider.v1.InstallationSyncService: $list"
+describe="$("$GRPCURL" -plaintext "$addr" describe dynamicconfig.decider.v1.InstallationSyncService)" || fail "describe of the sync service failed"
+grep -q 'rpc SyncInstallation ( stream .*SyncRequest ) returns ( stream .*InstallationSnapshot )' <<<"$describe" ||
+	fail "describe does not show the bidi SyncInstallation: $describe"
+snapshot="$("$GRPCURL" -plaintext -d '{"followerId": "grpcurl-0", "cluster": "west"}' "$addr" \
+	dynamicconfig.decider.v1.InstallationSyncService/SyncInstallation)" || fail "SyncInstallation failed"
+grep -q '"revision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"' <<<"$snapshot" ||
+	fail "the snapshot does not carry the empty installation's revision: $snapshot"
+grep -q '"canonical": "{}"' <<<"$snapshot" || fail "the snapshot's canonical form is not {}: $snapshot"
+grep -q '"nonce": "1"' <<<"$snapshot" || fail "the snapshot has no nonce: $snapshot"
+installation="$("$GRPCURL" -plaintext "$addr" dynamicconfig.decider.v1.DeciderService/GetInstallation)" || fail "GetInstallation failed"
+grep -q '"role": "DECIDER_ROLE_LEADER"' <<<"$installation" || fail "GetInstallation does not say leader: $installation"
+grep -q '"followerId": "grpcurl-0"' <<<"$installation" || fail "GetInstallation does not list the follower grpcurl-0: $installation"
+
 stop_decider
 
 # --reflection=false hides the service from grpcurl (health still answers).
@@ -51,4 +69,4 @@ grep -q 'does not support the reflection API' "$work/list-off" ||
 	fail "list with --reflection=false failed for another reason: $(cat "$work/list-off")"
 stop_decider
 
-echo "grpcurl-check: list, describe, Decide and GetInstallation answered; --reflection=false hides the service"
+echo "grpcurl-check: list, describe, Decide, GetInstallation and SyncInstallation answered; --reflection=false hides the service"

@@ -20,7 +20,9 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/follower"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/leader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
@@ -55,6 +57,7 @@ type deciderFlags struct {
 	maxConnAgeWait time.Duration
 	classes        classesSetup
 	pprof          bool
+	follow         followFlags
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -82,6 +85,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.classes.kubeconfig, "kubeconfig", "", "", "kubeconfig for the classes watch (default: the in-cluster service account)")
 	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
+	d.follow.register(fs)
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -134,6 +138,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		classes:        f.classes,
 		callers:        f.callers,
 		cluster:        f.clusterName,
+		follow:         f.follow.setup(f.maxRequest),
 		server: server.Config{
 			TLS:             tlsConfig,
 			TokenFile:       f.authTokenFile,
@@ -233,6 +238,7 @@ type deciderSetup struct {
 	classes        classesSetup
 	callers        string        // the callers file ("" = none)
 	cluster        string        // the decider's own cluster name
+	follow         *followSetup  // nil: a leader (its own installation)
 	server         server.Config // Logger, Metrics, Callers and ClassesSynced are filled in
 }
 
@@ -242,6 +248,8 @@ type runningDecider struct {
 	classes *classes.Store // nil: classes off
 	server  *server.Server
 	metrics *metrics.Decider
+	leader  *leader.Leader     // nil on a follower
+	follow  *follower.Follower // nil on a leader
 	addr    net.Addr
 	done    chan struct{} // closed once the gRPC server stopped serving
 	err     error         // the server's run-time failure; read after done
@@ -251,16 +259,50 @@ type runningDecider struct {
 // *installation.Problems, printed as the report), listens on setup.addr,
 // serves gRPC and watches the installation until ctx ends.
 func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, error) {
-	inst, err := installationloader.Load(setup.installation)
-	if err != nil {
-		return nil, err
-	}
-	setup.logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
-
 	m := metrics.NewDecider(setup.registry)
-	store := installationloader.NewStore(inst)
+	var (
+		inst  *installation.Installation
+		store *installationloader.Store
+		fol   *follower.Follower
+		lead  *leader.Leader
+		srv   *server.Server
+	)
+	refreshed := make(chan struct{}) // closed once srv is set
+	refresh := func() {
+		select {
+		case <-refreshed:
+			srv.RefreshHealth()
+		default:
+		}
+	}
 	cfg := setup.server
 	cfg.Logger, cfg.Metrics = setup.logger, m
+	if setup.follow == nil {
+		var err error
+		inst, err = installationloader.Load(setup.installation)
+		if err != nil {
+			return nil, err
+		}
+		setup.logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
+		store = installationloader.NewStore(inst)
+		lead = leader.New(store, leader.Config{Cluster: setup.cluster, Logger: setup.logger, Metrics: metrics.NewLeader(setup.registry)})
+		cfg.Sync = lead
+		go lead.Run(ctx)
+	} else {
+		var err error
+		store = installationloader.NewStore(nil)
+		fol, err = setup.follow.start(store, setup, m, refresh)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Serving = fol.Serving
+		// The classes switch of a follower is its own --classes (the
+		// leader's installation may turn it on too once it arrives).
+		inst = store.Current()
+		if inst == nil {
+			inst = installation.Empty()
+		}
+	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = msgbudget.Bytes(0)
 	}
@@ -273,22 +315,21 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 		go file.Watch(ctx, callers.DefaultRecheck)
 		cfg.Callers = file
 	}
-	var srv *server.Server
-	refresh := make(chan struct{})
-	cs, err := startClasses(ctx, setup.classes, inst, setup.registry, setup.logger, func() {
-		<-refresh // server.New returned
-		if srv != nil {
-			srv.RefreshHealth()
-		}
-	})
+	cs, err := startClasses(ctx, setup.classes, inst, setup.registry, setup.logger, refresh)
 	if err != nil {
 		return nil, err
 	}
 	if cs != nil {
 		cfg.ClassesSynced = cs.Synced
 	}
-	srv, err = server.New(cfg, store, service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs).LimitAnswers(cfg.MaxMessageBytes))
-	close(refresh)
+	svc := service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs).LimitAnswers(cfg.MaxMessageBytes)
+	if fol != nil {
+		svc.WithFollower(fol)
+	} else {
+		svc.WithLeader(lead)
+	}
+	srv, err = server.New(cfg, store, svc)
+	close(refreshed)
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
@@ -296,9 +337,15 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	if err != nil {
 		return nil, fmt.Errorf("decider: %w", err)
 	}
-	go installationloader.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, m)
+	role := "leader"
+	if fol != nil {
+		role = "follower"
+		go fol.Run(ctx)
+	} else {
+		go installationloader.Watch(ctx, store, setup.installation, setup.reloadInterval, setup.logger, installationloader.Observers{m, lead})
+	}
 
-	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, addr: lis.Addr(), done: make(chan struct{})}
+	d := &runningDecider{store: store, classes: cs, server: srv, metrics: m, leader: lead, follow: fol, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)
@@ -310,8 +357,12 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 			mode = "mtls"
 		}
 	}
-	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode,
-		"token", cfg.TokenFile != "", "callers", setup.callers != "", "cluster", setup.cluster, "reflection", cfg.Reflection, "revision", inst.Revision)
+	revision := ""
+	if cur := store.Current(); cur != nil {
+		revision = cur.Revision
+	}
+	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode, "decider_role", role,
+		"token", cfg.TokenFile != "", "callers", setup.callers != "", "cluster", setup.cluster, "reflection", cfg.Reflection, "revision", revision)
 	return d, nil
 }
 
@@ -399,6 +450,10 @@ func (d *deciderFlags) valid(fs *flagSet, stderr io.Writer) bool {
 		return false
 	}
 	if err := checkCallerFlags(*d); err != nil {
+		fmt.Fprintln(stderr, "decider: "+err.Error())
+		return false
+	}
+	if err := d.follow.check(fs, os.Environ()); err != nil {
 		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return false
 	}

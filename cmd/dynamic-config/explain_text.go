@@ -381,5 +381,9 @@ func explainWho(d *deciderv1.Decision) string {
 	if c := d.GetCaller(); c != "" {
 		out += "   caller: " + c
 	}
+	// spec 09 §3: a follower's decision names the follower that made it
+	if a := d.GetAuditAnnotations(); a["decider-role"] != "" {
+		out += "   decider: " + a["decider-role"] + " " + a["follower-id"]
+	}
 	return out
 }

@@ -156,6 +156,17 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", "false"},
 			row{"tls-wait", "DYNAMIC_CONFIG_DECIDER_TLS_WAIT", "false"}, // issue 20: tls.mode selfRotate
+			// spec 09 §1: the follower flags
+			row{"follow", "DYNAMIC_CONFIG_DECIDER_FOLLOW", ""},
+			row{"leader-plaintext", "DYNAMIC_CONFIG_DECIDER_LEADER_PLAINTEXT", "false"},
+			row{"leader-ca", "DYNAMIC_CONFIG_DECIDER_LEADER_CA", ""},
+			row{"leader-server-name", "DYNAMIC_CONFIG_DECIDER_LEADER_SERVER_NAME", ""},
+			row{"leader-client-cert", "DYNAMIC_CONFIG_DECIDER_LEADER_CLIENT_CERT", ""},
+			row{"leader-client-key", "DYNAMIC_CONFIG_DECIDER_LEADER_CLIENT_KEY", ""},
+			row{"leader-token-file", "DYNAMIC_CONFIG_DECIDER_LEADER_TOKEN_FILE", ""},
+			row{"follower-id", "DYNAMIC_CONFIG_DECIDER_FOLLOWER_ID", ""},
+			row{"state-dir", "DYNAMIC_CONFIG_DECIDER_STATE_DIR", ""},
+			row{"max-stale", "DYNAMIC_CONFIG_DECIDER_MAX_STALE", "0s"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
 // fleetStatusFlags are the flags of `dynamic-config fleet-status` (issue
@@ -31,6 +32,7 @@ type fleetStatusFlags struct {
 	deciderPlaintext  bool
 	deciderTokenFile  string
 	timeout           time.Duration
+	skewGrace         time.Duration
 }
 
 func (f *fleetStatusFlags) register(fs *flagSet) {
@@ -43,6 +45,7 @@ func (f *fleetStatusFlags) register(fs *flagSet) {
 	fs.boolVar(&f.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the deciders (loopback/tests)")
 	fs.stringVar(&f.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send")
 	fs.durationVar(&f.timeout, "timeout", "", 5*time.Second, "bound for resolving and for each replica's answer")
+	fs.durationVar(&f.skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
 }
 
 // runFleetStatus is `dynamic-config fleet-status`: one line per decider
@@ -65,7 +68,7 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "fleet-status: --decider-target is required")
 		return exitUsage
 	}
-	if !allPositive(stderr, "fleet-status", durationFlag("timeout", f.timeout)) {
+	if !allPositive(stderr, "fleet-status", durationFlag("timeout", f.timeout), durationFlag("skew-grace", f.skewGrace)) {
 		return exitUsage
 	}
 	resolveCtx, cancel := context.WithTimeout(ctx, f.timeout)
@@ -99,7 +102,11 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 	for range addrs {
 		<-done
 	}
-	return printFleet(stdout, replicas)
+	code := printFleet(stdout, replicas)
+	if followers := printFollowers(stdout, replicas, f.skewGrace, time.Now()); followers != exitOK {
+		code = followers
+	}
+	return code
 }
 
 // replicaStatus is what one decider replica said, or why it said nothing.
@@ -215,4 +222,119 @@ func fleetAddresses(ctx context.Context, target string) (addrs []string, serverN
 		addrs = append(addrs, net.JoinHostPort(ip, port))
 	}
 	return addrs, host, nil
+}
+
+// fleetFollower is one follower as a leader replica reports it.
+type fleetFollower struct {
+	state          *deciderv1.FollowerState
+	leaderRevision string
+	leaderLoaded   time.Time
+}
+
+// printFollowers prints the followers the leader replicas hold (spec 09
+// §4) and returns exit 1 when a connected follower is on another revision
+// than its leader replica for longer than grace, or its last answer was a
+// NACK; 0 otherwise (also with no followers: the table is not printed).
+func printFollowers(w io.Writer, replicas []replicaStatus, grace time.Duration, now time.Time) int {
+	// A follower streams from one replica at a time; after a reconnect the
+	// others remember it disconnected for a while: the connected (else the
+	// latest) report wins.
+	byID := map[string]fleetFollower{}
+	for _, r := range replicas {
+		if r.err != nil {
+			continue
+		}
+		for _, fs := range r.resp.GetFollowers() {
+			k := fs.GetCaller() + "/" + fs.GetFollowerId()
+			cur, seen := byID[k]
+			newer := !seen || (fs.GetConnected() && !cur.state.GetConnected()) ||
+				(fs.GetConnected() == cur.state.GetConnected() && fs.GetLastSeenAt().AsTime().After(cur.state.GetLastSeenAt().AsTime()))
+			if newer {
+				byID[k] = fleetFollower{state: fs, leaderRevision: r.resp.GetRevision(), leaderLoaded: r.resp.GetLoadedAt().AsTime()}
+			}
+		}
+	}
+	if len(byID) == 0 {
+		return exitOK
+	}
+	keys := make([]string, 0, len(byID))
+	for k := range byID {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := byID[keys[i]].state, byID[keys[j]].state
+		if a.GetFollowerId() != b.GetFollowerId() {
+			return a.GetFollowerId() < b.GetFollowerId()
+		}
+		return a.GetCaller() < b.GetCaller()
+	})
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FOLLOWER\tCLUSTER\tCONNECTED\tREVISION\tLAST ACK\tLAST NACK")
+	var skewed, nacked []string
+	for _, k := range keys {
+		ff := byID[k]
+		s := ff.state
+		ack := "never"
+		if ts := s.GetLastAckAt(); ts != nil {
+			ack = ageText(now.Sub(ts.AsTime())) + " ago"
+		}
+		nack := "-"
+		if n := s.GetLastNack(); n != nil {
+			nack = fmt.Sprintf("%s %s ago: %s", n.GetRevision(), ageText(now.Sub(n.GetAt().AsTime())), textcutLine(n.GetErrorDetail(), 120))
+			nacked = append(nacked, s.GetFollowerId())
+		}
+		connected := "no"
+		if s.GetConnected() {
+			connected = "yes"
+		}
+		rev := s.GetAppliedRevision()
+		if rev == "" {
+			rev = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.GetFollowerId(), s.GetCluster(), connected, rev, ack, nack)
+		if s.GetConnected() && s.GetAppliedRevision() != ff.leaderRevision {
+			// The follower should have caught up since the later of the
+			// leader's revision going in force and its stream opening.
+			since := ff.leaderLoaded
+			if seen := s.GetLastSeenAt().AsTime(); seen.After(since) {
+				since = seen
+			}
+			if now.Sub(since) > grace {
+				skewed = append(skewed, s.GetFollowerId())
+			}
+		}
+	}
+	tw.Flush()
+	if len(skewed) == 0 && len(nacked) == 0 {
+		fmt.Fprintf(w, "followers in agreement: %d followers, none on another revision beyond %s, no NACK\n", len(byID), grace)
+		return exitOK
+	}
+	if len(skewed) > 0 {
+		fmt.Fprintf(w, "follower skew: %s on another revision than the leader for longer than --skew-grace %s\n", strings.Join(skewed, ", "), grace)
+	}
+	if len(nacked) > 0 {
+		fmt.Fprintf(w, "follower refused: %s answered the last snapshot with a NACK\n", strings.Join(nacked, ", "))
+	}
+	return exitRefused
+}
+
+// ageText is a duration rounded for a table: 42s, 5m3s, 2h4m.
+func ageText(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Hour {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
+
+// textcutLine is the first line of s, cut to n bytes.
+func textcutLine(s string, n int) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if cut := textcut.Bytes(line, n); cut != line {
+		return cut + "…"
+	}
+	return line
 }

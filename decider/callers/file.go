@@ -170,6 +170,12 @@ func WithCaller(ctx context.Context, c *Caller) context.Context {
 	return context.WithValue(ctx, contextKey{}, c)
 }
 
+// NotForThisCluster is the PermissionDenied text of a known caller that
+// names a cluster it may not speak for: Decide and SyncInstallation answer
+// it alike (spec 06, 09 §2). It names neither the other callers nor their
+// clusters, nor the cluster asked for.
+const NotForThisCluster = "this caller may not speak for the cluster named in the request"
+
 // FromContext returns the authenticated caller of a call (false without a
 // callers file).
 func FromContext(ctx context.Context) (*Caller, bool) {

@@ -43,3 +43,34 @@ func (NopObserver) ReloadUnchanged() {}
 
 // InForce implements ReloadObserver.
 func (NopObserver) InForce(*installation.Installation) {}
+
+// Observers tells every one of its observers, in order.
+type Observers []ReloadObserver
+
+// ReloadOK implements ReloadObserver.
+func (o Observers) ReloadOK(oldRevision, newRevision string) {
+	for _, x := range o {
+		x.ReloadOK(oldRevision, newRevision)
+	}
+}
+
+// ReloadRejected implements ReloadObserver.
+func (o Observers) ReloadRejected(problems int) {
+	for _, x := range o {
+		x.ReloadRejected(problems)
+	}
+}
+
+// ReloadUnchanged implements ReloadObserver.
+func (o Observers) ReloadUnchanged() {
+	for _, x := range o {
+		x.ReloadUnchanged()
+	}
+}
+
+// InForce implements ReloadObserver.
+func (o Observers) InForce(inst *installation.Installation) {
+	for _, x := range o {
+		x.InForce(inst)
+	}
+}

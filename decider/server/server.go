@@ -89,6 +89,12 @@ type Config struct {
 	// ClassesSynced, when set, must also hold for SERVING and /readyz:
 	// classes are on and the watch has synced once (spec 08 §2).
 	ClassesSynced func() bool
+	// Sync, when set, is the leader's InstallationSyncService (spec 09 §2),
+	// served on the same port behind the same TLS, token or callers file.
+	Sync deciderv1.InstallationSyncServiceServer
+	// Serving, when set, must also hold for SERVING and /readyz: on a
+	// follower, not past --max-stale (spec 09 §3).
+	Serving func() bool
 }
 
 // Server is the decider's gRPC server.
@@ -100,6 +106,8 @@ type Server struct {
 	delay    time.Duration
 	// classesSynced is Config.ClassesSynced (nil: classes are not a condition).
 	classesSynced func() bool
+	// serving is Config.Serving (nil: not a condition).
+	serving func() bool
 }
 
 // New builds the server around svc. The health service reports SERVING
@@ -175,8 +183,12 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 		store:         store,
 		delay:         cfg.DrainDelay,
 		classesSynced: cfg.ClassesSynced,
+		serving:       cfg.Serving,
 	}
 	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
+	if cfg.Sync != nil {
+		deciderv1.RegisterInstallationSyncServiceServer(s.grpc, cfg.Sync)
+	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	if cfg.Reflection {
 		reflection.Register(s.grpc)
@@ -204,7 +216,8 @@ func (s *Server) DrainDelay() time.Duration { return s.delay }
 // Ready reports whether an installation is held, the classes (when on)
 // have synced, and the server is not draining (the /readyz answer).
 func (s *Server) Ready() bool {
-	return s.store.Current() != nil && !s.draining.Load() && (s.classesSynced == nil || s.classesSynced())
+	return s.store.Current() != nil && !s.draining.Load() && (s.classesSynced == nil || s.classesSynced()) &&
+		(s.serving == nil || s.serving())
 }
 
 // Shutdown turns health to NOT_SERVING, keeps serving for the drain delay

@@ -13,7 +13,7 @@ import (
 // errNotForThisCluster answers a known caller that names a cluster it may
 // not speak for. It names neither the other callers nor their clusters —
 // nor even the cluster asked for: the text reaches the pod's creator.
-var errNotForThisCluster = &Error{Code: codes.PermissionDenied, Message: "this caller may not speak for the cluster named in the request"}
+var errNotForThisCluster = &Error{Code: codes.PermissionDenied, Message: callers.NotForThisCluster}
 
 // WithCluster sets the decider's own cluster name: the cluster of a request
 // that names none. It returns s.

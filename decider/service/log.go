@@ -32,7 +32,7 @@ var (
 
 // logDecision writes the one "decision" line of spec 07 §4. It never logs a
 // value or a message: keys, check ids, slugs, store names and counts only.
-func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration) {
+func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration, follower Follower) {
 	if !logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
@@ -73,6 +73,9 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 	}
 	if d.ClassesRevision != "" { // the decision consulted classes (spec 08 §2)
 		attrs = append(attrs, slog.String("classes_revision", d.ClassesRevision))
+	}
+	if follower != nil { // spec 09 §3
+		attrs = append(attrs, slog.String("decider_role", RoleFollower), slog.String("follower_id", follower.ID()))
 	}
 	logger.LogAttrs(ctx, slog.LevelInfo, "decision", attrs...)
 }

@@ -36,6 +36,9 @@ type Service struct {
 	// answers the plan view without computing the values it would not send
 	// (resolve.DecidePlanWithClasses).
 	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
+	// leader and follower are the role's registries (WithLeader, WithFollower; nil = none).
+	leader   Leader
+	follower Follower
 	// maxAnswer bounds an answer's encoded size (0 = unbounded); see LimitAnswers.
 	maxAnswer int
 }
@@ -83,6 +86,9 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if inst == nil {
 		return nil, errNoInstallation
 	}
+	if s.follower != nil && s.follower.Stale() {
+		return nil, errStale
+	}
 	cls := s.classes.Current()
 	if s.classes.Enabled() && cls == nil {
 		return nil, errClassesNotSynced
@@ -108,7 +114,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	// Every answer names the installation that decided (the core wrote it,
 	// decision.New) and the decision, so an audit-log line leads straight to
 	// the decision's log line: this is the one writer of the decision id.
-	annotations := make(map[string]string, len(d.AuditAnnotations)+2)
+	annotations := make(map[string]string, len(d.AuditAnnotations)+5)
 	for k, v := range d.AuditAnnotations {
 		annotations[k] = v
 	}
@@ -117,6 +123,10 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	// the decider's own --cluster-name (docs/multi-cluster.md).
 	if cluster != "" && annotations[annotation.AuditCluster] == "" {
 		annotations[annotation.AuditCluster] = cluster
+	}
+	if s.follower != nil { // spec 09 §3: the leader's revision, and who decided
+		annotations[annotation.AuditDeciderRole] = RoleFollower
+		annotations[annotation.AuditFollowerID] = s.follower.ID()
 	}
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
@@ -130,7 +140,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
 	s.metrics.CallerDecided(caller, &d)
-	logDecision(ctx, s.logger, facts, &d, elapsed)
+	logDecision(ctx, s.logger, facts, &d, elapsed, s.follower)
 	return resp, nil
 }
 
@@ -144,6 +154,7 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 	if set := s.classes.Current(); set != nil {
 		out.Classes, out.ClassesRevision = classesToProto(set), set.Revision
 	}
+	s.roleToProto(out)
 	return out, nil
 }
 

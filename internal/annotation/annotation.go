@@ -29,4 +29,8 @@ const (
 	// AuditDeciderUnavailable is the gRPC code of a decider call that failed
 	// when the front door allowed the admission anyway.
 	AuditDeciderUnavailable = "decider-unavailable"
+	// AuditDeciderRole is "follower" on a follower decider's decisions (spec 09 §3).
+	AuditDeciderRole = "decider-role"
+	// AuditFollowerID is the follower id on a follower decider's decisions (spec 09 §3).
+	AuditFollowerID = "follower-id"
 )

@@ -33,7 +33,32 @@ type (
 // revision. Targets are written in the fixed order pods, workloads
 // (decision: they are a set); namespaces and variables keep their order. A
 // nil policy has no canonical form (nil).
-func Canonical(p *Policy) []byte {
+func Canonical(p *Policy) []byte { return encode(p, true) }
+
+// Transport is Canonical with every listed value in clear instead of its
+// hash: the form a leader hands a follower (spec 09 §2, issue 24), which
+// reads it back as the envPolicy document key. Its Canonical is the
+// policy's: the values hash to what the leader hashed. It is never logged.
+func Transport(p *Policy) []byte { return encode(p, false) }
+
+// HasListedValues reports whether a rule of p lists a value (then Transport
+// and Canonical differ).
+func HasListedValues(p *Policy) bool {
+	if p == nil {
+		return false
+	}
+	for i := range p.Rules {
+		for j := range p.Rules[i].Variables {
+			if p.Rules[i].Variables[j].valued() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// encode writes the canonical form, each listed value hashed or in clear.
+func encode(p *Policy, hash bool) []byte {
 	if p == nil {
 		return nil
 	}
@@ -55,8 +80,11 @@ func Canonical(p *Policy) []byte {
 			v := &r.Variables[j]
 			cv := canonicalVariable{Name: v.Name}
 			if v.valued() {
-				sum := sha256.Sum256([]byte(v.Value))
-				cv.Value = hex.EncodeToString(sum[:])
+				cv.Value = v.Value
+				if hash {
+					sum := sha256.Sum256([]byte(v.Value))
+					cv.Value = hex.EncodeToString(sum[:])
+				}
 			}
 			cr.EnvironmentVariables[j] = cv
 		}

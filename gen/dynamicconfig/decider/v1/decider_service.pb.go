@@ -217,8 +217,17 @@ type GetInstallationResponse struct {
 	// classes_revision is the sha256:<hex> of the class set in force; empty when classes are off or
 	// not synced yet.
 	ClassesRevision string `protobuf:"bytes,14,opt,name=classes_revision,json=classesRevision,proto3" json:"classes_revision,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// role is the part this decider plays: DECIDER_ROLE_LEADER (it reads its own installation) or
+	// DECIDER_ROLE_FOLLOWER (it mirrors a leader's, spec 09).
+	Role DeciderRole `protobuf:"varint,15,opt,name=role,proto3,enum=dynamicconfig.decider.v1.DeciderRole" json:"role,omitempty"`
+	// followers lists, on a leader, every follower connected now or within the last 10 minutes,
+	// sorted by follower_id; empty on a follower.
+	Followers []*FollowerState `protobuf:"bytes,16,rep,name=followers,proto3" json:"followers,omitempty"`
+	// follower is, on a follower, this decider's own state (the leader it follows, what it serves,
+	// whether it is stale); absent on a leader.
+	Follower      *FollowerState `protobuf:"bytes,17,opt,name=follower,proto3" json:"follower,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetInstallationResponse) Reset() {
@@ -349,11 +358,32 @@ func (x *GetInstallationResponse) GetClassesRevision() string {
 	return ""
 }
 
+func (x *GetInstallationResponse) GetRole() DeciderRole {
+	if x != nil {
+		return x.Role
+	}
+	return DeciderRole_DECIDER_ROLE_UNSPECIFIED
+}
+
+func (x *GetInstallationResponse) GetFollowers() []*FollowerState {
+	if x != nil {
+		return x.Followers
+	}
+	return nil
+}
+
+func (x *GetInstallationResponse) GetFollower() *FollowerState {
+	if x != nil {
+		return x.Follower
+	}
+	return nil
+}
+
 var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a0dynamicconfig/decider/v1/installation_sync.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
 	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
@@ -361,7 +391,7 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
-	"\x16GetInstallationRequest\"\xdf\x05\n" +
+	"\x16GetInstallationRequest\"\xa6\a\n" +
 	"\x17GetInstallationResponse\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x127\n" +
 	"\tloaded_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bloadedAt\x12#\n" +
@@ -379,7 +409,10 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\x06stores\x18\v \x03(\tR\x06stores\x12\x1a\n" +
 	"\bwarnings\x18\f \x03(\tR\bwarnings\x12=\n" +
 	"\aclasses\x18\r \x03(\v2#.dynamicconfig.decider.v1.ClassInfoR\aclasses\x12)\n" +
-	"\x10classes_revision\x18\x0e \x01(\tR\x0fclassesRevision2\xf3\x01\n" +
+	"\x10classes_revision\x18\x0e \x01(\tR\x0fclassesRevision\x129\n" +
+	"\x04role\x18\x0f \x01(\x0e2%.dynamicconfig.decider.v1.DeciderRoleR\x04role\x12E\n" +
+	"\tfollowers\x18\x10 \x03(\v2'.dynamicconfig.decider.v1.FollowerStateR\tfollowers\x12C\n" +
+	"\bfollower\x18\x11 \x01(\v2'.dynamicconfig.decider.v1.FollowerStateR\bfollower2\xf3\x01\n" +
 	"\x0eDeciderService\x12d\n" +
 	"\x06Decide\x12).dynamicconfig.decider.v1.DecisionRequest\x1a*.dynamicconfig.decider.v1.DecisionResponse\"\x03\x90\x02\x01\x12{\n" +
 	"\x0fGetInstallation\x120.dynamicconfig.decider.v1.GetInstallationRequest\x1a1.dynamicconfig.decider.v1.GetInstallationResponse\"\x03\x90\x02\x01B\x90\x02\n" +
@@ -414,6 +447,8 @@ var file_dynamicconfig_decider_v1_decider_service_proto_goTypes = []any{
 	(*EnvPolicy)(nil),               // 12: dynamicconfig.decider.v1.EnvPolicy
 	(*ReloadStatus)(nil),            // 13: dynamicconfig.decider.v1.ReloadStatus
 	(*ClassInfo)(nil),               // 14: dynamicconfig.decider.v1.ClassInfo
+	(DeciderRole)(0),                // 15: dynamicconfig.decider.v1.DeciderRole
+	(*FollowerState)(nil),           // 16: dynamicconfig.decider.v1.FollowerState
 }
 var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	4,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
@@ -427,15 +462,18 @@ var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
 	13, // 9: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
 	14, // 10: dynamicconfig.decider.v1.GetInstallationResponse.classes:type_name -> dynamicconfig.decider.v1.ClassInfo
-	0,  // 11: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
-	2,  // 12: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
-	1,  // 13: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
-	3,  // 14: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	15, // 11: dynamicconfig.decider.v1.GetInstallationResponse.role:type_name -> dynamicconfig.decider.v1.DeciderRole
+	16, // 12: dynamicconfig.decider.v1.GetInstallationResponse.followers:type_name -> dynamicconfig.decider.v1.FollowerState
+	16, // 13: dynamicconfig.decider.v1.GetInstallationResponse.follower:type_name -> dynamicconfig.decider.v1.FollowerState
+	0,  // 14: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
+	2,  // 15: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
+	1,  // 16: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
+	3,  // 17: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
+	16, // [16:18] is the sub-list for method output_type
+	14, // [14:16] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_decider_service_proto_init() }
@@ -447,6 +485,7 @@ func file_dynamicconfig_decider_v1_decider_service_proto_init() {
 	file_dynamicconfig_decider_v1_decision_proto_init()
 	file_dynamicconfig_decider_v1_decision_view_proto_init()
 	file_dynamicconfig_decider_v1_installation_proto_init()
+	file_dynamicconfig_decider_v1_installation_sync_proto_init()
 	file_dynamicconfig_decider_v1_pod_facts_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

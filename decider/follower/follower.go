@@ -1,0 +1,420 @@
+// Package follower is a follower decider's side of SyncInstallation (spec
+// 09): it mirrors the leader's installation into the installation store the
+// service reads — validate with the leader's own code, check the revision,
+// then activate, and answer ACK or NACK — persists each activation
+// atomically to its state directory, starts from that state when the leader
+// is unreachable, reconnects with jittered exponential backoff, and turns
+// stale (the service refuses to decide) when neither a snapshot nor a
+// heartbeat came for longer than --max-stale.
+package follower
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
+)
+
+// Backoff is the reconnect schedule: Initial × Factor^n ± Jitter, at most Max.
+type Backoff struct {
+	Initial time.Duration
+	Factor  float64
+	Jitter  float64
+	Max     time.Duration
+}
+
+// DefaultBackoff is spec 09 §2: 1 s × 1.6 ± 20 % up to 30 s.
+var DefaultBackoff = Backoff{Initial: time.Second, Factor: 1.6, Jitter: 0.2, Max: 30 * time.Second}
+
+// Delay is the wait before reconnect attempt n (0 = the first retry).
+func (b Backoff) Delay(n int) time.Duration {
+	d := float64(b.Initial)
+	for i := 0; i < n && d < float64(b.Max); i++ {
+		d *= b.Factor
+	}
+	d = min(d, float64(b.Max))
+	d *= 1 + b.Jitter*(2*rand.Float64()-1) //nolint:gosec // jitter, not a secret
+	return time.Duration(d)
+}
+
+// maxDetail bounds a NACK's error_detail.
+const maxDetail = 4096
+
+// Config configures a Follower.
+type Config struct {
+	// Conn reaches the leader.
+	Conn grpc.ClientConnInterface
+	// Leader is the target followed (--follow), for display.
+	Leader string
+	// ID is the follower id (--follower-id); Cluster its cluster (--cluster-name).
+	ID, Cluster string
+	// StateDir is where the last good snapshot is kept ("" = nowhere).
+	StateDir string
+	// MaxStale is --max-stale (0 = never stale).
+	MaxStale time.Duration
+	// Store is the installation store the service reads.
+	Store *installationloader.Store
+	// Observer is told about every activation and refusal as about a
+	// leader's reloads (the decider metrics); nil = none.
+	Observer installationloader.ReloadObserver
+	// Metrics are the follower's own metrics (nil = none).
+	Metrics *metrics.Follower
+	Logger  *slog.Logger
+	// Backoff is the reconnect schedule (zero = DefaultBackoff).
+	Backoff Backoff
+	// OnChange is called when the follower's readiness may have changed (an
+	// activation, turning stale or fresh): the server refreshes its health.
+	OnChange func()
+	// Now is the clock (nil = time.Now).
+	Now func() time.Time
+}
+
+// Follower follows one leader.
+type Follower struct {
+	cfg    Config
+	client deciderv1.InstallationSyncServiceClient
+
+	mu             sync.Mutex
+	lastSync       time.Time // the last snapshot or heartbeat (or the state file's)
+	leaderRevision string
+	connected      bool
+	lastAck        time.Time
+	nack           *deciderv1.FollowerNack
+	stale          bool
+	outage         bool // the WARN of this outage was written
+}
+
+// New returns the follower of cfg.
+func New(cfg Config) *Follower {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Backoff == (Backoff{}) {
+		cfg.Backoff = DefaultBackoff
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = installationloader.NopObserver{}
+	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func() {}
+	}
+	cfg.Logger = cfg.Logger.With("decider_role", "follower", "follower", cfg.ID, "leader", cfg.Leader)
+	f := &Follower{cfg: cfg}
+	if cfg.Conn != nil {
+		f.client = deciderv1.NewInstallationSyncServiceClient(cfg.Conn)
+	}
+	return f
+}
+
+// ID is the follower id.
+func (f *Follower) ID() string { return f.cfg.ID }
+
+// Start serves the state directory's snapshot, if there is a valid one
+// (spec 09 §3): its age counts toward --max-stale from the file's time.
+// Without one the store stays empty (NOT_SERVING) until the first snapshot.
+func (f *Follower) Start() {
+	if f.cfg.StateDir == "" {
+		return
+	}
+	st, err := readState(f.cfg.StateDir)
+	if errors.Is(err, errNoState) {
+		f.cfg.Logger.Info("no state yet: not serving until the first snapshot", "state_dir", f.cfg.StateDir)
+		return
+	}
+	if err != nil {
+		f.cfg.Logger.Error("state directory unusable: not serving until the first snapshot", "state_dir", f.cfg.StateDir, "error", err.Error())
+		return
+	}
+	inst, err := installation.FromTransport(st.transport())
+	if err != nil {
+		f.cfg.Logger.Error("saved snapshot refused: not serving until the first snapshot", "state_dir", f.cfg.StateDir, "revision", st.Revision, "error", err.Error())
+		return
+	}
+	f.activate(inst)
+	f.mu.Lock()
+	f.lastSync, f.leaderRevision = st.syncedAt, st.Revision
+	f.mu.Unlock()
+	f.cfg.Metrics.Synced(st.syncedAt)
+	f.cfg.Logger.Info("serving the saved snapshot", "revision", inst.Revision, "synced_at", st.syncedAt.UTC().Format(time.RFC3339))
+	f.checkStale()
+}
+
+// activate puts inst in force.
+func (f *Follower) activate(inst *installation.Installation) {
+	old := f.cfg.Store.Swap(inst)
+	oldRev := ""
+	if old != nil {
+		oldRev = old.Revision
+	}
+	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: true, At: inst.LoadedAt, AttemptedRevision: inst.Revision})
+	f.cfg.Observer.ReloadOK(oldRev, inst.Revision)
+	f.cfg.Observer.InForce(inst)
+	f.cfg.OnChange()
+}
+
+// Run follows the leader until ctx ends: one stream at a time, reconnecting
+// with backoff (reset after a stream that delivered a message).
+func (f *Follower) Run(ctx context.Context) {
+	go f.watchStale(ctx)
+	attempt := 0
+	for ctx.Err() == nil {
+		got, err := f.session(ctx)
+		f.setConnected(false)
+		if ctx.Err() != nil {
+			return
+		}
+		if got {
+			attempt = 0
+		}
+		f.lostLeader(err)
+		delay := f.cfg.Backoff.Delay(attempt)
+		attempt++
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// lostLeader logs a stream's end: WARN once per outage, then DEBUG.
+func (f *Follower) lostLeader(err error) {
+	f.mu.Lock()
+	first := !f.outage
+	f.outage = true
+	f.mu.Unlock()
+	msg := "leader unreachable: serving the last good installation"
+	if f.cfg.Store.Current() == nil {
+		msg = "leader unreachable: no installation to serve yet"
+	}
+	level := slog.LevelDebug
+	if first {
+		level = slog.LevelWarn
+	}
+	rev := ""
+	if inst := f.cfg.Store.Current(); inst != nil {
+		rev = inst.Revision
+	}
+	f.cfg.Logger.Log(context.Background(), level, msg, "error", fmt.Sprint(err), "revision", rev)
+}
+
+func (f *Follower) setConnected(c bool) {
+	f.mu.Lock()
+	changed := f.connected != c
+	f.connected = c
+	if c {
+		f.outage = false
+	}
+	f.mu.Unlock()
+	f.cfg.Metrics.LeaderConnected(c)
+	if changed && c {
+		f.cfg.Logger.Info("leader connected")
+	}
+}
+
+// session runs one stream; got reports whether the leader sent anything.
+func (f *Follower) session(ctx context.Context) (got bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := f.client.SyncInstallation(ctx)
+	if err != nil {
+		return false, err
+	}
+	known := ""
+	if inst := f.cfg.Store.Current(); inst != nil {
+		known = inst.Revision
+	}
+	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: known}); err != nil {
+		return false, recvErr(stream, err)
+	}
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the leader ended the stream")
+			}
+			return got, err
+		}
+		if !got {
+			got = true
+			f.setConnected(true)
+		}
+		f.synced(msg.GetRevision())
+		if msg.GetHeartbeat() {
+			continue
+		}
+		if err := stream.Send(f.apply(msg)); err != nil {
+			return got, recvErr(stream, err)
+		}
+	}
+}
+
+// recvErr is the status of a stream whose Send failed (Send returns io.EOF;
+// the reason comes with Recv).
+func recvErr(stream deciderv1.InstallationSyncService_SyncInstallationClient, err error) error {
+	if errors.Is(err, io.EOF) {
+		if _, rerr := stream.Recv(); rerr != nil {
+			return rerr
+		}
+	}
+	return err
+}
+
+// synced records a snapshot or heartbeat from the leader.
+func (f *Follower) synced(revision string) {
+	now := f.cfg.Now()
+	f.mu.Lock()
+	f.lastSync, f.leaderRevision = now, revision
+	f.mu.Unlock()
+	f.cfg.Metrics.Synced(now)
+	if f.cfg.StateDir != "" {
+		touchState(f.cfg.StateDir, now)
+	}
+	f.checkStale()
+}
+
+// apply validates one snapshot, activates it and says ACK, or says NACK and
+// keeps the last good installation (spec 09 §2).
+func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncRequest {
+	t := installation.Transport{Revision: msg.GetRevision(), Canonical: []byte(msg.GetCanonical())}
+	inst, err := installation.FromTransport(t)
+	if err != nil {
+		return f.refuse(msg, err)
+	}
+	if f.cfg.StateDir != "" {
+		if err := writeState(f.cfg.StateDir, state{Revision: t.Revision, Canonical: string(t.Canonical), Leader: f.cfg.Leader}, f.cfg.Now()); err != nil {
+			// decision: the installation is valid, so it is served; a
+			// restart without the leader then starts from the older state.
+			f.cfg.Logger.Error("snapshot not saved", "state_dir", f.cfg.StateDir, "revision", t.Revision, "error", err.Error())
+		}
+	}
+	f.activate(inst)
+	f.mu.Lock()
+	f.lastAck, f.nack = f.cfg.Now(), nil
+	f.mu.Unlock()
+	f.cfg.Metrics.Snapshot(metrics.SnapshotAck)
+	f.cfg.Logger.Info("snapshot activated", "revision", inst.Revision)
+	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Ack{Ack: &deciderv1.SyncAck{Revision: msg.GetRevision(), Nonce: msg.GetNonce()}}}
+}
+
+// refuse answers NACK for a snapshot that did not validate.
+func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *deciderv1.SyncRequest {
+	detail := err.Error()
+	problems := 1
+	var p *installation.Problems
+	if errors.As(err, &p) {
+		problems = len(p.Lines)
+	}
+	detail = textcut.Bytes(detail, maxDetail)
+	now := f.cfg.Now()
+	f.mu.Lock()
+	f.nack = &deciderv1.FollowerNack{Revision: msg.GetRevision(), ErrorDetail: detail, At: timestamppb.New(now)}
+	f.mu.Unlock()
+	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: false, At: now, Problems: []string{detail}, AttemptedRevision: msg.GetRevision()})
+	f.cfg.Observer.ReloadRejected(problems)
+	f.cfg.Metrics.Snapshot(metrics.SnapshotNack)
+	rev := ""
+	if inst := f.cfg.Store.Current(); inst != nil {
+		rev = inst.Revision
+	}
+	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", rev, "problems", problems)
+	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Nack{Nack: &deciderv1.SyncNack{Revision: msg.GetRevision(), Nonce: msg.GetNonce(), ErrorDetail: detail}}}
+}
+
+// watchStale re-evaluates staleness every second until ctx ends.
+func (f *Follower) watchStale(ctx context.Context) {
+	if f.cfg.MaxStale <= 0 {
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f.checkStale()
+		}
+	}
+}
+
+// checkStale updates the stale flag; a change is logged and reported.
+func (f *Follower) checkStale() {
+	if f.cfg.MaxStale <= 0 {
+		return
+	}
+	f.mu.Lock()
+	stale := !f.lastSync.IsZero() && f.cfg.Now().Sub(f.lastSync) > f.cfg.MaxStale
+	changed := stale != f.stale
+	f.stale = stale
+	last := f.lastSync
+	f.mu.Unlock()
+	if !changed {
+		return
+	}
+	f.cfg.Metrics.Stale(stale)
+	if stale {
+		f.cfg.Logger.Error("no word from the leader for longer than --max-stale: refusing to decide (NOT_SERVING)",
+			"max_stale", f.cfg.MaxStale.String(), "last_sync", last.UTC().Format(time.RFC3339))
+	} else {
+		f.cfg.Logger.Info("the leader is heard again: deciding")
+	}
+	f.cfg.OnChange()
+}
+
+// Stale reports whether the follower is past --max-stale: it then refuses
+// to decide (Decide answers UNAVAILABLE) and is not ready.
+func (f *Follower) Stale() bool {
+	f.checkStale()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stale
+}
+
+// Serving reports whether the follower holds an installation and is not
+// stale (the health and /readyz condition).
+func (f *Follower) Serving() bool { return f.cfg.Store.Current() != nil && !f.Stale() }
+
+// State is the follower's own state (GetInstallationResponse.follower).
+func (f *Follower) State() *deciderv1.FollowerState {
+	stale := f.Stale()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := &deciderv1.FollowerState{
+		FollowerId:     f.cfg.ID,
+		Cluster:        f.cfg.Cluster,
+		Leader:         f.cfg.Leader,
+		LeaderRevision: f.leaderRevision,
+		Connected:      f.connected,
+		LastNack:       f.nack,
+		Stale:          stale,
+	}
+	if inst := f.cfg.Store.Current(); inst != nil {
+		s.AppliedRevision = inst.Revision
+	}
+	if !f.lastAck.IsZero() {
+		s.LastAckAt = timestamppb.New(f.lastAck)
+	}
+	if !f.lastSync.IsZero() {
+		s.LastSeenAt = timestamppb.New(f.lastSync)
+	}
+	return s
+}
