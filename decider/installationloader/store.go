@@ -9,9 +9,13 @@ import (
 
 // ReloadStatus is the outcome of the latest reload attempt.
 type ReloadStatus struct {
-	OK                bool
-	At                time.Time
-	Problems          []string
+	OK       bool
+	At       time.Time
+	Problems []string
+	// Items are Problems typed (installation.Problem), in the same order;
+	// a problem that is not an installation's (the file could not be
+	// loaded at all) has none.
+	Items             []installation.Problem
 	AttemptedRevision string
 }
 

@@ -175,7 +175,7 @@ func (w *watcher) reload(quiet bool) {
 			"document", w.opts.DocumentPath, "problem_count", len(p.Lines), "problems", p.Lines)
 		// Recorded last: whoever sees the attempt in GetInstallation also
 		// sees its metric and its log line.
-		w.store.RecordReload(ReloadStatus{OK: false, At: at, Problems: p.Lines, AttemptedRevision: p.AttemptedRevision})
+		w.store.RecordReload(ReloadStatus{OK: false, At: at, Problems: p.Lines, Items: p.Items, AttemptedRevision: p.AttemptedRevision})
 		return
 	}
 	if inst.Revision == oldRevision {

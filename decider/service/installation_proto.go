@@ -64,11 +64,32 @@ func installationToProto(inst *installation.Installation, last *installationload
 		out.EnvPolicy = envPolicyToProto(p)
 	}
 	if last != nil {
-		rs := &deciderv1.ReloadStatus{Ok: last.OK, Problems: append([]string(nil), last.Problems...), AttemptedRevision: last.AttemptedRevision}
+		rs := &deciderv1.ReloadStatus{Ok: last.OK, Problems: append([]string(nil), last.Problems...), AttemptedRevision: last.AttemptedRevision,
+			ProblemFields: problemFieldsToProto(last)}
 		if !last.At.IsZero() {
 			rs.At = timestamppb.New(last.At)
 		}
 		out.LastReload = rs
+	}
+	return out
+}
+
+// problemFieldsToProto types each problem line of a failed reload: where it
+// is, the value (URL userinfo redacted, as in the line) and the expectation.
+// A line without its typed problem (the file could not be loaded at all)
+// carries its text only.
+func problemFieldsToProto(last *installationloader.ReloadStatus) []*deciderv1.InstallationProblem {
+	if len(last.Problems) == 0 {
+		return nil
+	}
+	out := make([]*deciderv1.InstallationProblem, len(last.Problems))
+	for i, line := range last.Problems {
+		p := installation.Problem{Text: line}
+		if i < len(last.Items) && last.Items[i].String() == line {
+			p = last.Items[i]
+		}
+		out[i] = &deciderv1.InstallationProblem{Setting: p.Setting, Path: p.Path, HiddenBy: p.HiddenBy,
+			Value: redact.URL(p.Value), Expected: p.Expected, Text: line}
 	}
 	return out
 }

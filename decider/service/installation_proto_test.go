@@ -113,11 +113,22 @@ envPolicy:
 		if lr.GetOk() || lr.GetProblems()[0] != "p1" || lr.GetAttemptedRevision() != "sha256:x" || !lr.GetAt().AsTime().Equal(at) {
 			t.Errorf("last reload %v", lr)
 		}
+		if f := lr.GetProblemFields(); len(f) != 1 || f[0].GetText() != "p1" || f[0].GetSetting() != "" {
+			t.Errorf("a problem without its typed form carries its text only: %v", f)
+		}
 	})
 	t.Run("the envPolicy warning is served", func(t *testing.T) {
 		// The fleet sets HTTPS_PROXY, which rule 0 rejects: that warning comes first.
 		if w := resp.GetWarnings(); len(w) != 2 || !strings.Contains(w[0], "rejects HTTPS_PROXY") || w[1] != installation.EnvPolicyWarning {
 			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("a typed problem's value is served with its URL userinfo redacted", func(t *testing.T) {
+		item := installation.Problem{Setting: "DYNAMIC_CONFIG_X", Path: "x", Value: "https://u:pw@h/", Expected: "a URL", Text: "x: is bad"}
+		rs := &installationloader.ReloadStatus{Problems: []string{item.String()}, Items: []installation.Problem{item}}
+		f := installationToProto(installation.Empty(), rs).GetLastReload().GetProblemFields()
+		if len(f) != 1 || f[0].GetValue() != "https://…@h/" || f[0].GetSetting() != "DYNAMIC_CONFIG_X" || f[0].GetPath() != "x" || f[0].GetExpected() != "a URL" {
+			t.Errorf("problem_fields %v", f)
 		}
 	})
 	t.Run("no reload yet means no last_reload", func(t *testing.T) {
@@ -206,6 +217,20 @@ func TestGetInstallationAfterARejectedReload(t *testing.T) {
 		if resp.GetRevision() != inst.Revision || strings.Join(lr.GetProblems(), "\n") != strings.Join(want, "\n") ||
 			!strings.HasPrefix(lr.GetAttemptedRevision(), "sha256:") || lr.GetAttemptedRevision() == inst.Revision {
 			t.Errorf("got revision %s, last reload %v", resp.GetRevision(), lr)
+		}
+		fields := lr.GetProblemFields()
+		if len(fields) != 2 {
+			t.Fatalf("problem_fields %v: want one per problem", fields)
+		}
+		type where struct{ setting, path, value, expected, text string }
+		for i, w := range []where{
+			{"DYNAMIC_CONFIG_AGENT_WATCH_SECONDS", "watchSeconds", "soon", "whole seconds", want[0]},
+			{"DYNAMIC_CONFIG_ENV_POLICY", "envPolicy", "", "", want[1]},
+		} {
+			f := fields[i]
+			if got := (where{f.GetSetting(), f.GetPath(), f.GetValue(), f.GetExpected(), f.GetText()}); got != w {
+				t.Errorf("problem_fields[%d] = %+v, want %+v", i, got, w)
+			}
 		}
 		if store.Current() != inst {
 			t.Error("the broken edit was swapped in")

@@ -42,7 +42,9 @@ type Document struct {
 // callers hand it decider/docparse.Text.
 func Build(doc Document, environ []string, decode envpolicy.DecodeText) (*Installation, error) {
 	rep := newReport()
-	rep.shape = append(rep.shape, doc.Problems...)
+	for _, p := range doc.Problems {
+		rep.shape = append(rep.shape, Problem{Text: p})
+	}
 	return build(doc, newEnvironment(environ, decode), rep)
 }
 
@@ -77,19 +79,19 @@ func build(doc Document, env environment, rep *report) (*Installation, error) {
 		}
 	}
 	resolvePins(inst)
-	rep.cross = crossChecks(inst)
-	rep.scan = scanEnvironment(env)
+	rep.cross = textProblems(crossChecks(inst))
+	rep.scan = textProblems(scanEnvironment(env))
 
 	canonical := encodeCanonical(canon)
 	revision := Revision(canonical)
-	if lines := rep.lines(); len(lines) > 0 {
+	if items := rep.problems(); len(items) > 0 {
 		attempted := revision
 		if doc.Unread {
 			// Nothing of the document was read: the settings that "did
 			// parse" would name the empty document, which was not attempted.
 			attempted = ""
 		}
-		return nil, &Problems{DocumentPath: doc.Path, Lines: lines, AttemptedRevision: attempted}
+		return nil, newProblems(doc.Path, items, attempted)
 	}
 	inst.Canonical = canonical
 	inst.Revision = revision
@@ -105,13 +107,13 @@ func documentSettings(doc Document, rep *report) map[string]*doctree.Node {
 	docKeys := map[string]*doctree.Node{}
 	for _, p := range doctree.Pairs(doc.Root) {
 		if !slices.Contains(documentKeys, p.Key) {
-			rep.shape = append(rep.shape, unknownKeyProblem(p.Key))
+			rep.shape = append(rep.shape, Problem{Path: p.Key, Value: p.Key, Expected: "an installation setting", Text: unknownKeyProblem(p.Key)})
 			continue
 		}
 		if _, dup := docKeys[p.Key]; dup {
 			// decision: YAML keeps the last of two equal keys; a setting
 			// written twice is reported, never silently decided.
-			rep.shape = append(rep.shape, p.Key+": "+strconv.Quote(p.Key)+" appears twice")
+			rep.shape = append(rep.shape, Problem{Path: p.Key, Text: p.Key + ": " + strconv.Quote(p.Key) + " appears twice"})
 			continue
 		}
 		docKeys[p.Key] = p.Value
@@ -136,18 +138,19 @@ func readSettings(doc Document, docKeys map[string]*doctree.Node, env environmen
 		if docNode != nil {
 			docIn = input{node: docNode, ctx: docCtx(s.Key, s.Variable), source: SourceDocument, origin: documentOrigin(doc.Path, s.Key)}
 		}
-		report := rep.forSetting(i, "")
-		counted := func(p string) { failed[i] = true; report(p) }
+		report := rep.forSetting(i, "", "")
+		counted := sink(func(p Problem) { failed[i] = true; report(p) })
 		if envSet {
 			in := input{text: envText, decode: env.decode, ctx: envCtx(s.Variable), source: SourceEnvironment, origin: s.Variable}
 			readings[i], inputs[i] = read(s, in, counted), in
 			if docNode != nil {
-				read(s, docIn, rep.forSetting(i, s.Variable))
+				read(s, docIn, rep.forSetting(i, s.Variable, s.Key))
 			}
 			continue
 		}
 		if docNode != nil {
-			readings[i], inputs[i] = read(s, docIn, counted), docIn
+			docReport := rep.forSetting(i, "", s.Key)
+			readings[i], inputs[i] = read(s, docIn, sink(func(p Problem) { failed[i] = true; docReport(p) })), docIn
 		}
 	}
 	return readings, inputs, failed

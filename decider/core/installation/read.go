@@ -8,7 +8,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
-	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
 // input is one setting's value as one door gives it: the variable's text, or
@@ -48,7 +47,7 @@ func scalarText(in input, report sink) (string, bool) {
 	}
 	text, ok, problem := scalar(in.ctx.doc, in.node)
 	if problem != "" {
-		report(problem)
+		report.text(problem)
 	}
 	if !ok {
 		return "", false
@@ -78,7 +77,7 @@ func read(s setting, in input, report sink) reading {
 	case kindAgentEnv:
 		entries, problems := ParseEnvList(c, text)
 		for _, p := range problems {
-			report(p)
+			report.text(p)
 		}
 		if len(problems) > 0 {
 			return reading{}
@@ -87,13 +86,13 @@ func read(s setting, in input, report sink) reading {
 		return reading{set: true, display: joined, canon: joined, entries: entries}
 	case kindOverridable, kindSwitch:
 		if text != "true" && text != "false" {
-			report(c + ": " + s.Name + " is " + redact.Quote(text) + `: "true" or "false"`)
+			report(valueProblem(c, s.Name, text, `"true" or "false"`))
 			return reading{}
 		}
 		return reading{set: true, display: text, canon: text, flag: text == "true"}
 	case kindClasses:
 		if text != "true" && text != "false" { // spec 08 §2: the decider watches the classes when true
-			report(s.Variable + " is " + redact.Quote(text) + `: "true" or "false"`)
+			report(valueProblem("", s.Variable, text, `"true" or "false"`))
 			return reading{}
 		}
 		return reading{set: true, display: text, canon: text, flag: text == "true"}
@@ -101,13 +100,13 @@ func read(s setting, in input, report sink) reading {
 		return readImageAllow(c, text, report)
 	case kindImage:
 		if strings.ContainsAny(text, asciiSpace) {
-			report(s.Variable + " is " + redact.Quote(text) + ": an image reference without spaces")
+			report(valueProblem("", s.Variable, text, "an image reference without spaces"))
 			return reading{}
 		}
 		return reading{set: true, display: text, canon: text}
 	case kindPullSecret:
 		if strings.ContainsAny(text, asciiSpace+"/") {
-			report(s.Variable + " is " + redact.Quote(text) + ": a Secret name")
+			report(valueProblem("", s.Variable, text, "a Secret name"))
 			return reading{}
 		}
 		return reading{set: true, display: text, canon: text}
@@ -120,12 +119,12 @@ func read(s setting, in input, report sink) reading {
 func readKnob(s setting, in input, c, text string, report sink) reading {
 	value, marker := splitMarker(text)
 	if value == "" {
-		report(c + ": " + s.Knob + " is empty")
+		report(Problem{Expected: "a value", Text: c + ": " + s.Knob + " is empty"})
 		return reading{}
 	}
 	normalised, f := registry.Lookup(s.Knob).Check(value)
 	if f != nil {
-		report(f.Message(c + ": " + s.Knob))
+		report(Problem{Value: value, Expected: f.Expectation, Text: f.Message(c + ": " + s.Knob)})
 		return reading{}
 	}
 	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
@@ -145,7 +144,7 @@ func readImageAllow(c, text string, report sink) reading {
 			continue
 		}
 		if p == "*" {
-			report(c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`)
+			report(Problem{Value: "*", Expected: `image prefixes like "ghcr.io/acme/"`, Text: c + `: "*" is not a prefix; list image prefixes like "ghcr.io/acme/"`})
 			bad = true
 			continue
 		}
@@ -155,7 +154,7 @@ func readImageAllow(c, text string, report sink) reading {
 		return reading{}
 	}
 	if len(prefixes) == 0 {
-		report(c + ": names nothing; leave it empty to allow no agent-image")
+		report.text(c + ": names nothing; leave it empty to allow no agent-image")
 		return reading{}
 	}
 	joined := strings.Join(prefixes, ", ")
@@ -172,7 +171,7 @@ func readStoreDefaults(in input, report sink) reading {
 		r.readString(in.ctx, t)
 	} else {
 		if problem := nullProblem("storeDefaults", in.node, "{}"); problem != "" {
-			report(problem)
+			report.text(problem)
 			return reading{}
 		}
 		if n := in.node; n.Kind == doctree.Scalar && trim(n.Value) == "" {
@@ -203,7 +202,7 @@ func readStoreDefaults(in input, report sink) reading {
 func readGate(s setting, in input, report sink) reading {
 	var groups []GateGroup
 	failed := false
-	rep := func(p string) { failed = true; report(p) }
+	rep := sink(func(p Problem) { failed = true; report(p) })
 	// The variable's text and the document's string form read alike.
 	text, isText := in.text, in.node == nil
 	if n := in.node; n != nil && n.Kind == doctree.Scalar && !doctree.IsNull(n) {
@@ -217,28 +216,28 @@ func readGate(s setting, in input, report sink) reading {
 		var problems []string
 		groups, problems = ParseGate(s.Key, in.ctx.String(), t)
 		for _, p := range problems {
-			rep(p)
+			rep.text(p)
 		}
 	} else {
 		n := in.node
 		switch {
 		case doctree.IsNull(n):
-			rep(nullProblem(s.Key, n, "{}"))
+			rep.text(nullProblem(s.Key, n, "{}"))
 		case n.Kind == doctree.Sequence:
-			rep(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
+			rep.text(s.Key + ": a map of namespace to names, or that grammar as one string; this is a list")
 		default:
 			for _, np := range doctree.Pairs(n) {
 				path := s.Key + "." + np.Key
 				c := docCtx(path, s.Variable).String()
 				v := np.Value
 				if problem := nullProblem(path, v, "[]"); problem != "" {
-					rep(problem)
+					rep.text(problem)
 					continue
 				}
 				var names []string
 				switch v.Kind {
 				case doctree.Mapping:
-					rep(path + ": a list of names, or one comma-separated string; this is a map")
+					rep.text(path + ": a list of names, or one comma-separated string; this is a map")
 					continue
 				case doctree.Scalar:
 					if trim(v.Value) == "" {
@@ -249,7 +248,7 @@ func readGate(s setting, in input, report sink) reading {
 					for j, item := range v.Content {
 						text, ok, _ := scalar("", item)
 						if it := item; it != nil && it.Kind != doctree.Scalar {
-							rep(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + doctree.KindWord(it))
+							rep.text(path + "[" + strconv.Itoa(j) + "]: a name is a word; this is a " + doctree.KindWord(it))
 							continue
 						}
 						if ok {
@@ -259,7 +258,7 @@ func readGate(s setting, in input, report sink) reading {
 				}
 				g, problems := parseGateGroup(s.Key, c, trim(np.Key), true, names)
 				for _, p := range problems {
-					rep(p)
+					rep.text(p)
 				}
 				if g != nil {
 					groups = append(groups, *g)
@@ -288,7 +287,7 @@ func readEnvPolicy(in input, report sink) reading {
 	} else {
 		n := in.node
 		if problem := nullProblem("envPolicy", n, "{}"); problem != "" {
-			report(problem)
+			report.text(problem)
 			return reading{}
 		}
 		if n.Kind == doctree.Scalar && trim(n.Value) == "" {
@@ -297,7 +296,7 @@ func readEnvPolicy(in input, report sink) reading {
 		p, problems = envpolicy.ParseDocument(in.node, "envPolicy")
 	}
 	for _, pr := range problems {
-		report(pr)
+		report.text(pr)
 	}
 	if len(problems) > 0 || p == nil {
 		return reading{}

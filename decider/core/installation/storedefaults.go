@@ -30,7 +30,7 @@ func newStoreDefaultsReader(source Source, report sink) *storeDefaultsReader {
 // alone, for tests, fuzzing and other readers.
 func ParseStoreDefaults(text string) (map[string]*StoreGroup, []string) {
 	var problems []string
-	r := newStoreDefaultsReader(SourceEnvironment, func(s string) { problems = append(problems, s) })
+	r := newStoreDefaultsReader(SourceEnvironment, func(p Problem) { problems = append(problems, p.String()) })
 	r.readString(envCtx(varStoreDefaults), text)
 	return r.groups, problems
 }
@@ -47,19 +47,19 @@ func (r *storeDefaultsReader) readString(c ctx, text string) {
 		colon := strings.IndexByte(group, ':')
 		eq := strings.IndexByte(group, '=')
 		if colon < 0 || (eq >= 0 && eq < colon) {
-			r.report(c.String() + ": " + redact.Quote(group) + " has no `store:` head; the form is \"store: knob=value, knob=value; store: knob=value\"")
+			r.report.atText(c, c.String()+": "+redact.Quote(group)+" has no `store:` head; the form is \"store: knob=value, knob=value; store: knob=value\"")
 			continue
 		}
 		store := trim(group[:colon])
 		if !IsStore(store) {
-			r.report(c.String() + ": " + redact.Quote(store) + " is not a store this contract knows")
+			r.report.at(c, Problem{Value: store, Expected: "a store this contract knows", Text: c.String() + ": " + redact.Quote(store) + " is not a store this contract knows"})
 			continue
 		}
 		g := r.group(store, c.doc, c)
 		r.readPairs(c, c.store(store), store, group[colon+1:], g)
 	}
 	if !found {
-		r.report(c.String() + ": names nothing; leave it empty to set no per-store default")
+		r.report.atText(c, c.String()+": names nothing; leave it empty to set no per-store default")
 	}
 }
 
@@ -68,7 +68,7 @@ func (r *storeDefaultsReader) readString(c ctx, text string) {
 func (r *storeDefaultsReader) group(store, docPath string, c ctx) *StoreGroup {
 	g := &StoreGroup{Store: store, Knobs: map[string]Value{}, Source: r.source, Variable: varStoreDefaults, DocumentPath: docPath}
 	if _, dup := r.groups[store]; dup {
-		r.report(c.String() + ": " + store + " appears twice")
+		r.report.atText(c, c.String()+": "+store+" appears twice")
 		return g
 	}
 	r.groups[store] = g
@@ -88,13 +88,13 @@ func (r *storeDefaultsReader) readPairs(c, gc ctx, store, text string, g *StoreG
 		found = true
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
-			r.report(c.String() + ": " + redact.Quote(p) + " under " + store + " is not key=value")
+			r.report.atText(c, c.String()+": "+redact.Quote(p)+" under "+store+" is not key=value")
 			continue
 		}
 		r.setKnob(gc, gc, g, trim(k), trim(v), true)
 	}
 	if !found {
-		r.report(c.String() + ": the group for " + strconv.Quote(store) + " names nothing")
+		r.report.atText(c, c.String()+": the group for "+strconv.Quote(store)+" names nothing")
 	}
 }
 
@@ -110,24 +110,24 @@ func (r *storeDefaultsReader) readNode(n *doctree.Node) {
 		}
 		return
 	case doctree.Sequence:
-		r.report(key + ": a map of store to settings, or that grammar as one string; this is a list")
+		r.report.text(key + ": a map of store to settings, or that grammar as one string; this is a list")
 		return
 	}
 	for _, sp := range doctree.Pairs(n) {
 		path := key + "." + sp.Key
 		if !IsStore(sp.Key) {
-			r.report(path + ": " + strconv.Quote(sp.Key) + " is not a store this contract knows")
+			r.report(Problem{Path: path, Value: sp.Key, Expected: "a store this contract knows", Text: path + ": " + strconv.Quote(sp.Key) + " is not a store this contract knows"})
 			continue
 		}
 		v := sp.Value
 		if problem := nullProblem(path, v, "{}"); problem != "" {
-			r.report(problem)
+			r.report.text(problem)
 			continue
 		}
 		gc := docCtx(path, varStoreDefaults).store(sp.Key)
 		switch v.Kind {
 		case doctree.Sequence:
-			r.report(path + ": a map of setting to value, or that grammar as one string; this is a list")
+			r.report(Problem{Path: path, Expected: "a map of setting to value, or that grammar as one string", Text: path + ": a map of setting to value, or that grammar as one string; this is a list"})
 		case doctree.Scalar:
 			t := trim(v.Value)
 			if t == "" {
@@ -139,12 +139,12 @@ func (r *storeDefaultsReader) readNode(n *doctree.Node) {
 			g := r.group(sp.Key, path, gc)
 			kps := doctree.Pairs(v)
 			if len(kps) == 0 {
-				r.report(gc.String() + ": the group for " + strconv.Quote(sp.Key) + " names nothing")
+				r.report.atText(gc, gc.String()+": the group for "+strconv.Quote(sp.Key)+" names nothing")
 			}
 			for _, kp := range kps {
 				text, ok, problem := scalar(path+"."+kp.Key, kp.Value)
 				if problem != "" {
-					r.report(problem)
+					r.report.text(problem)
 				}
 				if !ok || trim(text) == "" {
 					continue
@@ -159,15 +159,15 @@ func (r *storeDefaultsReader) readNode(n *doctree.Node) {
 // gc is the group's context (unknown knob, twice); vc the value's.
 func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string, inString bool) {
 	if !slices.Contains(StoreKnobs, k) {
-		r.report(gc.String() + ": " + redact.Quote(k) + " is not a defaultable knob; the knobs are " + storeKnobList)
+		r.report.at(gc, Problem{Value: k, Expected: "one of " + storeKnobList, Text: gc.String() + ": " + redact.Quote(k) + " is not a defaultable knob; the knobs are " + storeKnobList})
 		return
 	}
 	if _, dup := g.Knobs[k]; dup || (k == "overridable" && g.Overridable != nil) {
-		r.report(gc.String() + ": " + k + " appears twice")
+		r.report.atText(gc, gc.String()+": "+k+" appears twice")
 		return
 	}
 	if text == "" {
-		r.report(vc.String() + ": " + k + " is empty")
+		r.report.atText(vc, vc.String()+": "+k+" is empty")
 		return
 	}
 	if k == "overridable" {
@@ -176,18 +176,18 @@ func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string,
 			b := text == "true"
 			g.Overridable = &b
 		default:
-			r.report(vc.String() + ": overridable is " + redact.Quote(text) + `: "true" or "false"`)
+			r.report.at(vc, valueProblem(vc.String(), "overridable", text, `"true" or "false"`))
 		}
 		return
 	}
 	value, marker := splitMarker(text)
 	if value == "" {
-		r.report(vc.String() + ": " + k + " is empty")
+		r.report.atText(vc, vc.String()+": "+k+" is empty")
 		return
 	}
 	normalised, f := registry.Lookup(k).Check(value)
 	if f != nil {
-		r.report(f.Message(vc.String() + ": " + k))
+		r.report.at(vc, Problem{Value: value, Expected: f.Expectation, Text: f.Message(vc.String() + ": " + k)})
 		return
 	}
 	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: r.source, Variable: varStoreDefaults}

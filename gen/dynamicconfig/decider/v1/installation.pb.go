@@ -709,8 +709,12 @@ type ReloadStatus struct {
 	Problems []string `protobuf:"bytes,3,rep,name=problems,proto3" json:"problems,omitempty"`
 	// attempted_revision is the revision of the installation the attempt read.
 	AttemptedRevision string `protobuf:"bytes,4,opt,name=attempted_revision,json=attemptedRevision,proto3" json:"attempted_revision,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// problem_fields are the problems again, one for each line of problems
+	// and in the same order, each pointing at where it is: the setting, the
+	// document path, the value (redacted) and what was expected.
+	ProblemFields []*InstallationProblem `protobuf:"bytes,5,rep,name=problem_fields,json=problemFields,proto3" json:"problem_fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReloadStatus) Reset() {
@@ -771,6 +775,110 @@ func (x *ReloadStatus) GetAttemptedRevision() string {
 	return ""
 }
 
+func (x *ReloadStatus) GetProblemFields() []*InstallationProblem {
+	if x != nil {
+		return x.ProblemFields
+	}
+	return nil
+}
+
+// InstallationProblem is one problem of an installation that did not load,
+// the way a field error points at a field. Empty strings mean unknown or
+// not applicable.
+type InstallationProblem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// setting is the setting's environment variable (DYNAMIC_CONFIG_...);
+	// empty for a problem of the document's shape, a cross check or the
+	// environment scan.
+	Setting string `protobuf:"bytes,1,opt,name=setting,proto3" json:"setting,omitempty"`
+	// path is the document path of the value (storeDefaults.vault.endpoint);
+	// empty when the value came from the environment.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// hidden_by is the variable that hides this document value (the problem
+	// is reported, but the variable's value is the one that counts).
+	HiddenBy string `protobuf:"bytes,3,opt,name=hidden_by,json=hiddenBy,proto3" json:"hidden_by,omitempty"`
+	// value is the value as written, with URL userinfo redacted.
+	Value string `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	// expected is what the value should be.
+	Expected string `protobuf:"bytes,5,opt,name=expected,proto3" json:"expected,omitempty"`
+	// text is the line of problems this entry types.
+	Text          string `protobuf:"bytes,6,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InstallationProblem) Reset() {
+	*x = InstallationProblem{}
+	mi := &file_dynamicconfig_decider_v1_installation_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InstallationProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InstallationProblem) ProtoMessage() {}
+
+func (x *InstallationProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_dynamicconfig_decider_v1_installation_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InstallationProblem.ProtoReflect.Descriptor instead.
+func (*InstallationProblem) Descriptor() ([]byte, []int) {
+	return file_dynamicconfig_decider_v1_installation_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *InstallationProblem) GetSetting() string {
+	if x != nil {
+		return x.Setting
+	}
+	return ""
+}
+
+func (x *InstallationProblem) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *InstallationProblem) GetHiddenBy() string {
+	if x != nil {
+		return x.HiddenBy
+	}
+	return ""
+}
+
+func (x *InstallationProblem) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *InstallationProblem) GetExpected() string {
+	if x != nil {
+		return x.Expected
+	}
+	return ""
+}
+
+func (x *InstallationProblem) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 var File_dynamicconfig_decider_v1_installation_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_installation_proto_rawDesc = "" +
@@ -820,12 +928,20 @@ const file_dynamicconfig_decider_v1_installation_proto_rawDesc = "" +
 	"\x04mode\x18\x05 \x01(\tR\x04mode\"D\n" +
 	"\x11EnvPolicyVariable\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
-	"\thas_value\x18\x02 \x01(\bR\bhasValue\"\x95\x01\n" +
+	"\thas_value\x18\x02 \x01(\bR\bhasValue\"\xeb\x01\n" +
 	"\fReloadStatus\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12*\n" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x1a\n" +
 	"\bproblems\x18\x03 \x03(\tR\bproblems\x12-\n" +
-	"\x12attempted_revision\x18\x04 \x01(\tR\x11attemptedRevision*\\\n" +
+	"\x12attempted_revision\x18\x04 \x01(\tR\x11attemptedRevision\x12T\n" +
+	"\x0eproblem_fields\x18\x05 \x03(\v2-.dynamicconfig.decider.v1.InstallationProblemR\rproblemFields\"\xa6\x01\n" +
+	"\x13InstallationProblem\x12\x18\n" +
+	"\asetting\x18\x01 \x01(\tR\asetting\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1b\n" +
+	"\thidden_by\x18\x03 \x01(\tR\bhiddenBy\x12\x14\n" +
+	"\x05value\x18\x04 \x01(\tR\x05value\x12\x1a\n" +
+	"\bexpected\x18\x05 \x01(\tR\bexpected\x12\x12\n" +
+	"\x04text\x18\x06 \x01(\tR\x04text*\\\n" +
 	"\x06Marker\x12\x16\n" +
 	"\x12MARKER_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vMARKER_NONE\x10\x01\x12\x11\n" +
@@ -852,7 +968,7 @@ func file_dynamicconfig_decider_v1_installation_proto_rawDescGZIP() []byte {
 }
 
 var file_dynamicconfig_decider_v1_installation_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_dynamicconfig_decider_v1_installation_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_dynamicconfig_decider_v1_installation_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_dynamicconfig_decider_v1_installation_proto_goTypes = []any{
 	(Marker)(0),                   // 0: dynamicconfig.decider.v1.Marker
 	(SettingSource)(0),            // 1: dynamicconfig.decider.v1.SettingSource
@@ -864,7 +980,8 @@ var file_dynamicconfig_decider_v1_installation_proto_goTypes = []any{
 	(*EnvPolicyRule)(nil),         // 7: dynamicconfig.decider.v1.EnvPolicyRule
 	(*EnvPolicyVariable)(nil),     // 8: dynamicconfig.decider.v1.EnvPolicyVariable
 	(*ReloadStatus)(nil),          // 9: dynamicconfig.decider.v1.ReloadStatus
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
+	(*InstallationProblem)(nil),   // 10: dynamicconfig.decider.v1.InstallationProblem
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
 }
 var file_dynamicconfig_decider_v1_installation_proto_depIdxs = []int32{
 	0,  // 0: dynamicconfig.decider.v1.Setting.marker:type_name -> dynamicconfig.decider.v1.Marker
@@ -876,12 +993,13 @@ var file_dynamicconfig_decider_v1_installation_proto_depIdxs = []int32{
 	7,  // 6: dynamicconfig.decider.v1.EnvPolicy.rules:type_name -> dynamicconfig.decider.v1.EnvPolicyRule
 	1,  // 7: dynamicconfig.decider.v1.EnvPolicy.source:type_name -> dynamicconfig.decider.v1.SettingSource
 	8,  // 8: dynamicconfig.decider.v1.EnvPolicyRule.environment_variables:type_name -> dynamicconfig.decider.v1.EnvPolicyVariable
-	10, // 9: dynamicconfig.decider.v1.ReloadStatus.at:type_name -> google.protobuf.Timestamp
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	11, // 9: dynamicconfig.decider.v1.ReloadStatus.at:type_name -> google.protobuf.Timestamp
+	10, // 10: dynamicconfig.decider.v1.ReloadStatus.problem_fields:type_name -> dynamicconfig.decider.v1.InstallationProblem
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_installation_proto_init() }
@@ -896,7 +1014,7 @@ func file_dynamicconfig_decider_v1_installation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_dynamicconfig_decider_v1_installation_proto_rawDesc), len(file_dynamicconfig_decider_v1_installation_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
