@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The names the chart gives the selfRotate objects for release dynamic-config
@@ -21,6 +23,8 @@ const (
 	chartValidatingName  = "dynamic-config-env-policy"
 	chartSelfRotateRBAC  = "dynamic-config-frontdoor-self-rotate"
 	chartSelfRotateCRBAC = "dynamic-config-dynamic-config-frontdoor-self-rotate"
+	chartDeciderTLS      = "dynamic-config-decider-tls"          // rendered empty under selfRotate (issue 20)
+	chartClientTLS       = "dynamic-config-frontdoor-client-tls" // idem
 )
 
 // TestSelfRotateNeedsNoMoreThanTheChartsRBAC runs the front door with the
@@ -65,7 +69,9 @@ current-context: frontdoor
 		"--addr", "127.0.0.1:"+strconv.Itoa(port),
 		"--decider-target", d.addr, "--decider-plaintext", "--decider-timeout", "2s",
 		"--self-rotate", "--kubeconfig", kubeconfig, "--self-rotate-namespace", ns,
-		"--self-rotate-hosts", "127.0.0.1", "--self-rotate-interval", "1s")
+		"--self-rotate-hosts", "127.0.0.1", "--self-rotate-interval", "1s",
+		"--self-rotate-decider-secret", chartDeciderTLS, "--self-rotate-decider-hosts", "127.0.0.1",
+		"--self-rotate-client-secret", chartClientTLS)
 	bundle := waitForMintedCA(t, p, ns, chartSelfRotateName, chartMutatingName, chartValidatingName)
 	waitFrontDoorReady(t, p, frontDoor{url: url, caPEM: bundle})
 
@@ -73,6 +79,17 @@ current-context: frontdoor
 		waitForEffect(t, "the self-rotated webhook answers", pod(ns, "webhook-probe", consulAnnotations()), injectedOrRefused)
 		wantAdmitted(t, applyJSON(t, pod(ns, "consul", seedPods[0].annotations)))
 		checkInjected(t, getPod(t, ns, "consul"), seedPods[0].want)
+	})
+
+	t.Run("the chart's permissions suffice to sign the decider's and the client pair into the chart's empty Secrets", func(t *testing.T) {
+		ca := secretBytes(t, ns, chartSelfRotateName, "ca.crt")
+		for _, name := range []string{chartDeciderTLS, chartClientTLS} {
+			if err := eventually(name+" is filled", productReadyTimeout, 250*time.Millisecond, func() error {
+				return signedBy(secretBytes(t, ns, name, "tls.crt"), ca)
+			}); err != nil {
+				t.Fatalf("%v\n%s", err, p.logTail(20))
+			}
+		}
 	})
 
 	t.Run("the ServiceAccount may do nothing beyond the named objects", func(t *testing.T) {
@@ -83,6 +100,8 @@ current-context: frontdoor
 		}{
 			{[]string{"update", "mutatingwebhookconfigurations/" + chartMutatingName}, "yes"},
 			{[]string{"update", "secrets/" + chartSelfRotateName, "-n", ns}, "yes"},
+			{[]string{"update", "secrets/" + chartDeciderTLS, "-n", ns}, "yes"},
+			{[]string{"update", "secrets/" + chartClientTLS, "-n", ns}, "yes"},
 			{[]string{"create", "secrets", "-n", ns}, "no"},
 			{[]string{"get", "secrets/" + ns + "-other", "-n", ns}, "no"},
 			{[]string{"list", "secrets", "-n", ns}, "no"},
@@ -121,15 +140,19 @@ func applyChartSelfRotateObjects(t *testing.T, path, ns string) {
 			objects = append(objects, o)
 		}
 	}
-	wanted := map[string]string{
-		"ServiceAccount": chartFrontdoorSA, "Secret": chartSelfRotateName, "Lease": chartSelfRotateName,
-		"Role": chartSelfRotateRBAC, "RoleBinding": chartSelfRotateRBAC,
-		"ClusterRole": chartSelfRotateCRBAC, "ClusterRoleBinding": chartSelfRotateCRBAC,
+	wanted := map[string][]string{
+		"ServiceAccount": {chartFrontdoorSA}, "Secret": {chartSelfRotateName, chartDeciderTLS, chartClientTLS},
+		"Lease": {chartSelfRotateName}, "Role": {chartSelfRotateRBAC}, "RoleBinding": {chartSelfRotateRBAC},
+		"ClusterRole": {chartSelfRotateCRBAC}, "ClusterRoleBinding": {chartSelfRotateCRBAC},
+	}
+	count := 0
+	for _, names := range wanted {
+		count += len(names)
 	}
 	var picked []map[string]any
 	for _, o := range objects {
 		meta, _ := o["metadata"].(map[string]any)
-		if name, ok := wanted[fmt.Sprint(o["kind"])]; !ok || meta["name"] != name {
+		if !slices.Contains(wanted[fmt.Sprint(o["kind"])], fmt.Sprint(meta["name"])) {
 			continue
 		}
 		if meta["namespace"] != nil {
@@ -142,8 +165,8 @@ func applyChartSelfRotateObjects(t *testing.T, path, ns string) {
 		}
 		picked = append(picked, o)
 	}
-	if len(picked) != len(wanted) {
-		t.Fatalf("chart-self-rotate.yaml holds %d of the %d selfRotate objects", len(picked), len(wanted))
+	if len(picked) != count {
+		t.Fatalf("chart-self-rotate.yaml holds %d of the %d selfRotate objects", len(picked), count)
 	}
 	b, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": picked})
 	if err != nil {
