@@ -204,7 +204,11 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 	})
 	edited := lead.store.Current().Revision
 	stopLeader()
-	lead.shutdown(time.Second)
+	stopping := time.Now()
+	lead.shutdown(10 * time.Second)
+	if took := time.Since(stopping); took > 3*time.Second {
+		t.Errorf("the leader took %s to stop with a follower connected: its stream held the graceful stop", took)
+	}
 	t.Run("with the leader down the follower keeps deciding under the last good revision", func(t *testing.T) {
 		for range 20 {
 			resp, err := c.Decide(callCtx, askingPod())

@@ -74,6 +74,9 @@ type Leader struct {
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced on every installation put in force
 	followers map[key]*follower
+
+	stopping chan struct{} // closed by Drain
+	drain    sync.Once
 }
 
 var (
@@ -116,7 +119,18 @@ func New(store *installationloader.Store, cfg Config) *Leader {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Leader{store: store, cfg: cfg, changed: make(chan struct{}), followers: map[key]*follower{}}
+	return &Leader{store: store, cfg: cfg, changed: make(chan struct{}), followers: map[key]*follower{}, stopping: make(chan struct{})}
+}
+
+// errStopping ends the streams of a leader that stops; followers reconnect
+// (to another replica behind the same target).
+var errStopping = status.Error(codes.Unavailable, "the leader decider is shutting down; reconnect")
+
+// Drain ends every stream (UNAVAILABLE) and refuses new ones: a graceful
+// stop of the gRPC server waits for open streams, and a follower's never
+// ends by itself. The server calls it when it stops accepting calls.
+func (l *Leader) Drain() {
+	l.drain.Do(func() { close(l.stopping) })
 }
 
 // Notify wakes every stream to compare its last sent revision with the
@@ -272,6 +286,11 @@ func (l *Leader) release(f *follower) {
 // SyncInstallation serves one follower's stream (spec 09 §2).
 func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncInstallationServer) error {
 	ctx := stream.Context()
+	select {
+	case <-l.stopping:
+		return errStopping
+	default:
+	}
 	first, err := stream.Recv()
 	if err != nil {
 		return err
@@ -330,6 +349,8 @@ func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncI
 		select {
 		case <-ctx.Done():
 			return status.FromContextError(ctx.Err()).Err()
+		case <-l.stopping:
+			return errStopping
 		case err := <-received:
 			if errors.Is(err, io.EOF) {
 				return nil

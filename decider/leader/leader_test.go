@@ -377,3 +377,17 @@ func mustVec(t *testing.T, reg *prometheus.Registry, name string, labels map[str
 	t.Fatalf("no series %s%v", name, labels)
 	return nil
 }
+
+func TestAStoppingLeaderEndsItsStreamsSoThatTheGracefulStopIsQuick(t *testing.T) {
+	f := startLeader(t, "", leader.Config{})
+	s, _ := f.open(t, "", &deciderv1.SyncRequest{FollowerId: "west-0"})
+	recv(t, s)
+	f.leader.Drain()
+	if _, err := s.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("after Drain: %v; want UNAVAILABLE", err)
+	}
+	s2, _ := f.open(t, "", &deciderv1.SyncRequest{FollowerId: "west-1"})
+	if _, err := s2.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("a new stream after Drain: %v; want UNAVAILABLE", err)
+	}
+}

@@ -108,6 +108,8 @@ type Server struct {
 	classesSynced func() bool
 	// serving is Config.Serving (nil: not a condition).
 	serving func() bool
+	// sync is Config.Sync (nil: none).
+	sync deciderv1.InstallationSyncServiceServer
 }
 
 // New builds the server around svc. The health service reports SERVING
@@ -184,6 +186,7 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 		delay:         cfg.DrainDelay,
 		classesSynced: cfg.ClassesSynced,
 		serving:       cfg.Serving,
+		sync:          cfg.Sync,
 	}
 	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
 	if cfg.Sync != nil {
@@ -237,6 +240,11 @@ func (s *Server) Shutdown(grace time.Duration) {
 }
 
 func (s *Server) stop(grace time.Duration) {
+	// Long-lived follower streams would hold the graceful stop for the
+	// whole grace: the leader ends them first (followers reconnect).
+	if d, ok := s.sync.(interface{ Drain() }); ok {
+		d.Drain()
+	}
 	done := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

@@ -6,7 +6,7 @@
 # render          helm template (defaults; every feature on; the remote front door) and kustomize
 #                 build (base; the example and remote overlays) into RENDER_DIR: chart-default.yaml,
 #                 chart-all-features.yaml, chart-remote.yaml, kustomize-base.yaml,
-#                 kustomize-overlay.yaml, kustomize-remote.yaml, chart-self-rotate.yaml,
+#                 kustomize-overlay.yaml, kustomize-remote.yaml, kustomize-follower.yaml, chart-self-rotate.yaml,
 #                 kustomize-self-signed.yaml, kustomize-cert-manager.yaml (and chart-crd-features.yaml,
 #                 the Certificates, ServiceMonitors and PrometheusRule, which need their CRDs). `make e2e`
 #                 validates them against its kube-apiserver (kubectl apply --dry-run=server
@@ -48,6 +48,7 @@ do_render() {
   "$kustomize" build deploy/kustomize/base > "$render/kustomize-base.yaml"
   "$kustomize" build deploy/kustomize/overlays/example > "$render/kustomize-overlay.yaml"
   "$kustomize" build deploy/kustomize/overlays/remote > "$render/kustomize-remote.yaml"
+  "$kustomize" build deploy/kustomize/overlays/follower > "$render/kustomize-follower.yaml"
   template "$render/chart-remote.yaml" -f "$values/remote-frontdoor.yaml"
   template "$render/chart-self-rotate.yaml" -f "$values/all-features.yaml" --set tls.mode=selfRotate
   "$kustomize" build deploy/kustomize/overlays/self-signed > "$render/kustomize-self-signed.yaml"
@@ -142,6 +143,11 @@ do_all() {
   "$chartcheck" same -a "$render/kustomize-remote.yaml" -b "$work/remote-expected.yaml" -ignore-kind Namespace \
     || fail "deploy/kustomize/overlays/remote differs from the chart's frontdoor.remote render of tests/values/kustomize-remote.yaml"
   echo "kustomize: the remote overlay equals the chart's frontdoor.remote render (front door and webhook only)"
+  template "$work/follower-source.yaml" -f "$values/kustomize-follower.yaml"
+  "$chartcheck" kustomize-base -f "$work/follower-source.yaml" > "$work/follower-expected.yaml"
+  "$chartcheck" same -a "$render/kustomize-follower.yaml" -b "$work/follower-expected.yaml" -ignore-kind Namespace \
+    || fail "deploy/kustomize/overlays/follower differs from the chart's decider.follow render of tests/values/kustomize-follower.yaml"
+  echo "kustomize: the follower overlay equals the chart's decider.follow render (no installation, a following decider)"
   if command -v kubectl >/dev/null 2>&1; then
     for dir in base overlays/example; do
       kubectl kustomize "deploy/kustomize/$dir" > "$work/kubectl-kustomize.yaml"

@@ -62,9 +62,13 @@ livenessProbe:
 {{/* The installation ConfigMap as a DIRECTORY (no subPath), so updates reach the pod. */}}
 {{- define "dynamic-config.decider.volumes" -}}
 {{- $full := include "dynamic-config.fullname" . -}}
+{{- if include "dynamic-config.follow" . }}
+{{- include "dynamic-config.follow.volumes" . }}
+{{- else }}
 - name: installation
   configMap:
     name: {{ $full }}-installation
+{{- end }}
 - name: tls
   secret:
     secretName: {{ include "dynamic-config.deciderTLSSecret" . }}
@@ -81,9 +85,13 @@ livenessProbe:
 {{- end -}}
 
 {{- define "dynamic-config.decider.volumeMounts" -}}
+{{- if include "dynamic-config.follow" . }}
+{{- include "dynamic-config.follow.volumeMounts" . }}
+{{- else }}
 - name: installation
   mountPath: /etc/dynamic-config/
   readOnly: true
+{{- end }}
 - name: tls
   mountPath: /tls
   readOnly: true

@@ -62,6 +62,7 @@ whole number as well: there it is unambiguous. */ -}}
 
 {{- $problems = concat $problems (fromJsonArray (include "dynamic-config.cascade.problems" .)) -}}
 {{- $problems = concat $problems (fromJsonArray (include "dynamic-config.remote.problems" .)) -}}
+{{- $problems = concat $problems (fromJsonArray (include "dynamic-config.follow.problems" .)) -}}
 
 {{- if $problems -}}
 {{- fail (printf "\n%s" (join "\n" $problems)) -}}
