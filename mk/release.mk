@@ -84,4 +84,4 @@ publish: chart-package ## push the multi-arch image index and the chart to REGIS
 
 publish-check: chart-tools ## make publish into an in-process registry; pull back and check both platforms, the digests and the chart
 	cd tools && PUBLISH_CHECK=1 PUBLISH_VERSION=$(VERSION) PUBLISH_REVISION=$(REVISION) PUBLISH_DIR=$(abspath $(PUBLISH_DIR)) \
-		HELM="$(CHART_ENV) $(CHART_HELM)" $(GO) test -count=1 -run TestPublish ./ociimage/
+		HELM="$(CHART_ENV) $(CHART_HELM)" $(GO) test -count=1 -timeout 30m -run TestPublish ./ociimage/
