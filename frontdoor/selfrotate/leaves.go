@@ -76,6 +76,9 @@ type leafState struct {
 	create  bool              // the Secret does not exist yet
 	cert    *x509.Certificate // tls.crt when it forms a pair with tls.key
 	changed bool
+	// newTrust: ca.crt gains the signing CA in this pass; the hand-over is
+	// counted from the write (stamped then: a slow pass must not use it up)
+	newTrust bool
 }
 
 // reconcileLeaves is the leader's leaf duty, after the CA pass: every leaf
@@ -105,22 +108,14 @@ func (r *Rotator) reconcileLeaves(ctx context.Context, ca *Authority, bundle []b
 		if pair, err := tls.X509KeyPair(st.secret.Data[KeyTLSCert], st.secret.Data[KeyTLSKey]); err == nil {
 			st.cert = pair.Leaf
 		}
-		since, err := time.Parse(time.RFC3339, st.secret.Annotations[AnnotationTrustedSince])
-		newTrust := err != nil // no (valid) record: count the hand-over from now
+		since, err := time.Parse(time.RFC3339Nano, st.secret.Annotations[AnnotationTrustedSince])
+		st.newTrust = err != nil // no (valid) record: count the hand-over from this write
 		if old := st.secret.Data[KeyTLSCA]; !bytes.Equal(old, bundle) {
 			st.secret.Data[KeyTLSCA] = bundle
 			st.changed = true
-			newTrust = newTrust || !holds(old, ca.Cert)
+			st.newTrust = st.newTrust || !holds(old, ca.Cert)
 		}
-		if newTrust {
-			since = now
-			if st.secret.Annotations == nil {
-				st.secret.Annotations = map[string]string{}
-			}
-			st.secret.Annotations[AnnotationTrustedSince] = now.UTC().Format(time.RFC3339)
-			st.changed = true
-		}
-		if now.Sub(since) < r.cfg.Handover {
+		if st.newTrust || now.Sub(since) < r.cfg.Handover {
 			settled = false
 		}
 		states = append(states, st)
@@ -147,6 +142,13 @@ func (r *Rotator) reconcileLeaves(ctx context.Context, ca *Authority, bundle []b
 			st.changed = true
 			r.cfg.Logger.Info("self-rotate: pair signed", "secret", st.leaf.Secret, "reason", why,
 				"ca_not_after", ca.Cert.NotAfter.UTC().Format(time.RFC3339))
+		}
+		if st.newTrust {
+			if st.secret.Annotations == nil {
+				st.secret.Annotations = map[string]string{}
+			}
+			st.secret.Annotations[AnnotationTrustedSince] = r.cfg.Now().UTC().Format(time.RFC3339Nano)
+			st.changed = true
 		}
 		if !st.changed {
 			continue

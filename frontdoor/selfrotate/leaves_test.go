@@ -10,7 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 const (
@@ -226,4 +228,53 @@ func leafKeyOf(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return key
+}
+
+// TestASlowPassDoesNotUseUpTheHandOver: the hand-over is counted from the
+// write of the new bundle, not from the start of the pass that wrote it (an
+// API server slow for longer than the hand-over once made the next pass move
+// the pairs at once).
+func TestASlowPassDoesNotUseUpTheHandOver(t *testing.T) {
+	ctx := context.Background()
+	m, v := webhookConfigurations()
+	client := fake.NewClientset(m, v)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	r := newLeafRotator(t, client, &now)
+	if err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now = start.Add(caLife*2/3 - time.Hour)
+	if err := r.Reconcile(ctx); err != nil { // pairs current until the rotation
+		t.Fatal(err)
+	}
+	before := leafData(t, client, deciderSecret)[KeyTLSCert]
+
+	// The rotation pass: writing the CA Secret takes longer than the hand-over.
+	slow := true
+	client.PrependReactor("update", "secrets", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if u, ok := action.(k8stesting.UpdateAction); ok && slow && u.GetObject().(*corev1.Secret).Name == testSecret {
+			now = now.Add(handover + time.Minute)
+		}
+		return false, nil, nil
+	})
+	now = start.Add(caLife*2/3 + time.Hour)
+	if err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slow = false
+	now = now.Add(time.Second) // the next tick, right after the slow pass
+	if err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := leafData(t, client, deciderSecret)[KeyTLSCert]; !bytes.Equal(got, before) {
+		t.Fatal("the pass after a slow rotation moved the pair without a hand-over")
+	}
+	now = now.Add(handover)
+	if err := r.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := leafData(t, client, deciderSecret)[KeyTLSCert]; bytes.Equal(got, before) {
+		t.Fatal("the pair did not move after the hand-over")
+	}
 }

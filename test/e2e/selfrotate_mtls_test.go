@@ -33,8 +33,8 @@ const (
 // tls.mode selfRotate with nothing rendered but empty Secrets (issue 20):
 // the front door's CA leader signs the decider's serving pair and its own
 // client pair into them; a stand-in for the kubelet copies them into the
-// files both processes read. The CA lives two minutes, so it rotates after
-// one (two thirds of its lifetime, back-dated a minute). During the
+// files both processes read. The CA lives three minutes, so it rotates after
+// two (two thirds of its lifetime, back-dated a minute). During the
 // hand-over both Secrets trust the old and the new CA while the pairs stay on
 // the old one, and admission keeps working; after it both pairs are signed
 // by the new CA, and a decider restarted on them (every connection a new
@@ -94,10 +94,10 @@ func TestSelfRotateSignsTheMTLSPairsAndAdmissionSurvivesACARotation(t *testing.T
 		"--self-rotate-hosts", "127.0.0.1,localhost",
 		"--self-rotate-mutating-webhook", mutating, "--self-rotate-validating-webhook", validating,
 		"--self-rotate-interval", "1s",
-		"--self-rotate-ca-validity", "2m", "--self-rotate-cert-validity", "1h",
+		"--self-rotate-ca-validity", "3m", "--self-rotate-cert-validity", "1h",
 		"--self-rotate-decider-secret", mtlsDeciderSecret, "--self-rotate-decider-hosts", "127.0.0.1,localhost",
 		"--self-rotate-client-secret", mtlsClientSecret,
-		"--self-rotate-handover", "6s",
+		"--self-rotate-handover", "15s",
 	)
 	bundle := waitForMintedCA(t, frontdoor, ns, selfRotateSecret, mutating, validating)
 	waitFrontDoorReady(t, frontdoor, frontDoor{url: url, caPEM: bundle})
@@ -148,7 +148,7 @@ func TestSelfRotateSignsTheMTLSPairsAndAdmissionSurvivesACARotation(t *testing.T
 			t.Fatal(err)
 		}
 		for _, name := range []string{mtlsDeciderSecret, mtlsClientSecret} {
-			if err := eventually(name+" trusts both CAs", 3*time.Second, 100*time.Millisecond, func() error {
+			if err := eventually(name+" trusts both CAs", 10*time.Second, 100*time.Millisecond, func() error {
 				return trustsBoth(secretBytes(t, ns, name, "ca.crt"), first, second)
 			}); err != nil {
 				t.Fatal(err)
@@ -162,7 +162,7 @@ func TestSelfRotateSignsTheMTLSPairsAndAdmissionSurvivesACARotation(t *testing.T
 
 	t.Run("after the hand-over both pairs are the new CA's and a fresh mTLS connection decides", func(t *testing.T) {
 		for _, name := range []string{mtlsDeciderSecret, mtlsClientSecret} {
-			if err := eventually(name+" moves to the new CA", 30*time.Second, 250*time.Millisecond, func() error {
+			if err := eventually(name+" moves to the new CA", time.Minute, 250*time.Millisecond, func() error {
 				return signedBy(secretBytes(t, ns, name, "tls.crt"), second)
 			}); err != nil {
 				t.Fatal(err)
