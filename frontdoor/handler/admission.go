@@ -247,7 +247,7 @@ func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Re
 }
 
 func (a *admission) patch(plan *deciderv1.MutationPlan, obj *facts.Object) (*patch.Patch, error) {
-	target, err := obj.PatchTargetFor(plan)
+	target, err := patch.TargetFor(plan, obj.Pod, a.req.Object)
 	if err != nil {
 		return nil, err
 	}
