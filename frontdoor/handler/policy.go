@@ -34,9 +34,17 @@ type failure struct {
 	oversized string
 }
 
-// tooLarge reports whether err is gRPC's refusal of a message above a size
-// limit, on either end of the call (sending or receiving).
+// tooLarge reports whether err refuses a message of the call above the
+// budget. The question is refused before it is sent, with a typed error
+// (frontdoor/client's guard, *msgbudget.OverBudgetError), and the decider
+// turns its own answer above the budget into a malformed refusal (a
+// decision). What is left is grpc-go refusing a received message above its
+// limit (the two ends' budgets differ): grpc-go gives that status no detail,
+// so it is recognised by its words — the fallback.
 func tooLarge(err error) bool {
+	if msgbudget.IsOverBudget(err) {
+		return true
+	}
 	st, ok := status.FromError(err)
 	return ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "message larger than max")
 }
