@@ -28,6 +28,9 @@ func (e *OverBudgetError) GRPCStatus() *status.Status {
 
 // IsOverBudget reports whether err is an *OverBudgetError (wrapped or not).
 func IsOverBudget(err error) bool {
+	if err == nil { // the common case, without errors.As's allocation
+		return false
+	}
 	var ob *OverBudgetError
 	return errors.As(err, &ob)
 }
