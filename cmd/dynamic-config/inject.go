@@ -11,6 +11,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -149,7 +150,7 @@ func injectDocuments(inst *installation.Installation, cls *classes.Set, docs []*
 			results = append(results, r)
 			continue
 		}
-		if r.Patch, err = review.Marshal(ops); err != nil {
+		if r.Patch, err = jsonout.Marshal(ops); err != nil {
 			return nil, err
 		}
 		if len(ops) == 0 {

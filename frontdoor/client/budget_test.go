@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -75,6 +77,29 @@ func TestTheClientHoldsTheMessageBudgetToTheByte(t *testing.T) {
 			if status.Code(err) != c.want {
 				t.Errorf("a %d-byte request under a budget of %d: %v, want %v", size, c.budget, err, c.want)
 			}
+			if over := c.want != codes.OK; msgbudget.IsOverBudget(err) != over {
+				t.Errorf("a %d-byte request under a budget of %d: %v is typed over budget: %v, want %v", size, c.budget, err, !over, over)
+			}
+		}
+	})
+	t.Run("a request above the budget is refused in grpc-go's own words", func(t *testing.T) {
+		req := &deciderv1.DecisionRequest{Pod: &deciderv1.PodFacts{Name: strings.Repeat("p", 1024)}}
+		size := proto.Size(req)
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(size-1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_, grpcErr := deciderv1.NewDeciderServiceClient(conn).Decide(context.Background(), req)
+		cl, err := New(Config{Target: addr, Plaintext: true, MaxMessageBytes: size - 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		_, typedErr := cl.Decide(context.Background(), req)
+		if status.Code(grpcErr) != codes.ResourceExhausted || typedErr == nil || typedErr.Error() != grpcErr.Error() {
+			t.Fatalf("the typed refusal %v differs from grpc-go's %v", typedErr, grpcErr)
 		}
 	})
 }

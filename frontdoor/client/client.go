@@ -6,6 +6,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -16,6 +17,7 @@ import (
 	// without it healthCheckConfig below is silently ignored.
 	_ "google.golang.org/grpc/health"
 	"google.golang.org/grpc/resolver"
+	"google.golang.org/protobuf/proto"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -101,6 +103,7 @@ func New(cfg Config) (*Client, error) {
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithResolvers(staticBuilder{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(budget), grpc.MaxCallSendMsgSize(budget)),
+		grpc.WithChainUnaryInterceptor(budgetGuard(budget)),
 		// Fixed flow-control windows turn off the BDP estimator, whose pings
 		// otherwise cross the connection with almost every call.
 		grpc.WithInitialWindowSize(flowWindow),
@@ -148,3 +151,17 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Conn is the underlying connection (for the health service and tests).
 func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
+// budgetGuard refuses a question above the budget before grpc-go does, with
+// a typed error (*msgbudget.OverBudgetError) the handler recognises without
+// reading gRPC's text.
+func budgetGuard(budget int) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if m, ok := req.(proto.Message); ok {
+			if n := proto.Size(m); n > budget {
+				return &msgbudget.OverBudgetError{Size: n, Budget: budget}
+			}
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}

@@ -1,14 +1,12 @@
 package facts
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
@@ -31,9 +29,10 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 type Object struct {
 	Kind  *Kind
 	Facts *deciderv1.PodFacts
-	// pod is the decoded Pod (kind Pod only), kept for the patch.
-	pod *corev1.Pod
-	raw []byte
+	// Pod is the decoded Pod (kind Pod only), so that the inject leg
+	// decodes it once: the patch builds its own target from it and the raw
+	// object (patch.TargetFor).
+	Pod *corev1.Pod
 }
 
 // templateHolder is a workload decoded down to its pod template: the only
@@ -100,14 +99,14 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 		RequestUid:   req.UID,
 		UserName:     req.UserInfo.Username,
 	}
-	obj := &Object{Kind: kind, Facts: f, raw: raw}
+	obj := &Object{Kind: kind, Facts: f}
 	var meta *metav1.ObjectMeta
 	if kind.IsPod() {
 		pod := &corev1.Pod{}
 		if err := unmarshal(raw, pod); err != nil {
 			return nil, &ObjectError{Kind: kind.Name, Err: err}
 		}
-		obj.pod = pod
+		obj.Pod = pod
 		meta = &pod.ObjectMeta
 		f.Annotations = prefixed(pod.Annotations)
 		fromPodSpec(&pod.Spec, f)
@@ -253,73 +252,4 @@ func mountPaths(mounts []corev1.VolumeMount) []string {
 		out[i] = mounts[i].MountPath
 	}
 	return out
-}
-
-// PatchTarget describes the decoded Pod for the patch builder: which members
-// are present (missing and null are both absent) and the app containers.
-// It runs once per injection; the presence of spec and of each container's
-// args member (null included) is read from the raw JSON, which the typed
-// decode cannot show.
-func (o *Object) PatchTarget() (*patch.Pod, error) {
-	return o.patchTarget(true)
-}
-
-// PatchTargetFor is PatchTarget for one plan, without the second read of
-// the raw JSON when the plan does not need it: only a command rewrite looks
-// at the args members, and a pod with containers has a spec. Without a
-// command rewrite the containers' ArgsPresent is left false (unused).
-func (o *Object) PatchTargetFor(plan *deciderv1.MutationPlan) (*patch.Pod, error) {
-	return o.patchTarget(plan.GetCommandRewrite() != nil || o.pod == nil || len(o.pod.Spec.Containers) == 0)
-}
-
-func (o *Object) patchTarget(readShape bool) (*patch.Pod, error) {
-	if o.pod == nil {
-		return nil, fmt.Errorf("a %s is not patched", o.Kind.Name)
-	}
-	if !readShape {
-		return o.target(true, nil), nil
-	}
-	var shape struct {
-		Spec *struct {
-			Containers []struct {
-				Args json.RawMessage `json:"args"`
-			} `json:"containers"`
-		} `json:"spec"`
-	}
-	if err := unmarshal(o.raw, &shape); err != nil {
-		return nil, fmt.Errorf("read the pod's shape: %w", err)
-	}
-	var args []bool
-	if shape.Spec != nil {
-		args = make([]bool, len(shape.Spec.Containers))
-		for i := range args {
-			args[i] = shape.Spec.Containers[i].Args != nil
-		}
-	}
-	return o.target(shape.Spec != nil, args), nil
-}
-
-// target builds the patch target; args[i] reports container i's args
-// member (missing entries are absent).
-func (o *Object) target(specPresent bool, args []bool) *patch.Pod {
-	p := o.pod
-	t := &patch.Pod{
-		SpecPresent:             specPresent,
-		AnnotationsPresent:      p.Annotations != nil,
-		VolumesPresent:          p.Spec.Volumes != nil,
-		ImagePullSecretsPresent: p.Spec.ImagePullSecrets != nil,
-		ContainersPresent:       p.Spec.Containers != nil,
-		InitContainersPresent:   p.Spec.InitContainers != nil,
-		Containers:              make([]patch.Container, len(p.Spec.Containers)),
-	}
-	for i := range p.Spec.Containers {
-		c := &p.Spec.Containers[i]
-		t.Containers[i] = patch.Container{
-			Name:                c.Name,
-			VolumeMountsPresent: c.VolumeMounts != nil,
-			CommandPresent:      c.Command != nil,
-			ArgsPresent:         i < len(args) && args[i],
-		}
-	}
-	return t
 }

@@ -47,3 +47,13 @@ func BenchmarkMutatePlainPod(b *testing.B) { benchmarkReview(b, plainPod, nil) }
 // BenchmarkMutateInject decodes an annotated pod, extracts its facts and
 // builds the patch from a plan.
 func BenchmarkMutateInject(b *testing.B) { benchmarkReview(b, example1Pod, injectDecision()) }
+
+// BenchmarkMutateInjectCommandRewrite is the inject with env-inject's
+// command rewrite: the one plan for which the patch reads the raw pod again
+// (whether each container's args member is there, null included).
+func BenchmarkMutateInjectCommandRewrite(b *testing.B) {
+	d := injectDecision()
+	d.Plan.CommandRewrite = &deciderv1.CommandRewrite{ContainerIndex: 0, ContainerName: "app",
+		Command: []string{"/bin/sh", "-c", "exec \"$@\"", "dynamic-config-env"}}
+	benchmarkReview(b, example1Pod, d)
+}

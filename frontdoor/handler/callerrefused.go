@@ -42,10 +42,10 @@ func (a *admission) refusedAsCaller(f *failure) *review.Response {
 	}
 	msg := fmt.Sprintf("dynamic-config.rs: the decider refused this front door (%s: %s), so %s — an authorization failure denies whatever %s says: %s",
 		f.code, detail, what, flag, fix)
-	a.reason, a.check, a.patchOps, a.warnings = slugCallerRefused, "", 0, 0
-	a.outcome = metrics.OutcomeDeciderErrorDenied
+	a.rec.reason, a.rec.check, a.rec.patchOps = slugCallerRefused, "", 0
+	a.rec.outcome, a.rec.level = metrics.OutcomeDeciderErrorDenied, slog.LevelError
+	a.rec.extra = []slog.Attr{slog.String("grpc_code", f.code), slog.String("detail", detail), slog.String("cluster", a.h.cluster)}
 	a.h.metrics.Refusal(metrics.ReasonCallerRefused)
 	a.h.metrics.AuthorizationFailure(a.webhook, f.code)
-	a.done(slog.LevelError, slog.String("grpc_code", f.code), slog.String("detail", detail), slog.String("cluster", a.h.cluster))
-	return &review.Response{UID: a.req.UID, Status: &review.Status{Code: 403, Reason: slugCallerRefused, Message: msg}}
+	return denied(a.req.UID, 403, slugCallerRefused, msg)
 }

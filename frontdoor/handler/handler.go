@@ -144,7 +144,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 			return
 		}
 		// After decoding, the review is answered as an unusable decision.
-		writeAnswer(w, a.unusable(detailInternal))
+		writeAnswer(w, a.recovered(detailInternal))
 	}()
 	req, status, msg := h.read(w, r)
 	if req == nil {

@@ -15,7 +15,7 @@ import (
 
 	evanphx "gopkg.in/evanphx/json-patch.v4"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 )
 
 // Op is one JSON Patch operation.
@@ -45,7 +45,7 @@ func Apply(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode the patched document: %w", err)
 	}
-	return review.Marshal(root)
+	return jsonout.Marshal(root)
 }
 
 // Decode reads a JSON document into plain Go values, keeping numbers as

@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -235,9 +235,9 @@ func encodeOps(ops []Op) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"op":`...)
-		out = review.AppendString(out, op.Op)
+		out = jsonout.AppendString(out, op.Op)
 		out = append(out, `,"path":`...)
-		out = review.AppendString(out, op.Path)
+		out = jsonout.AppendString(out, op.Path)
 		if op.Value != nil {
 			out = append(out, `,"value":`...)
 			out = append(out, op.Value...)

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -120,7 +120,7 @@ func referenceBuild(plan *deciderv1.MutationPlan, pod *Pod) ([]byte, error) {
 		}
 	}
 
-	raw, err := review.Marshal(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
+	raw, err := jsonout.Marshal(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
 	if err != nil {
 		return nil, unfit("encode the patch: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -30,13 +30,13 @@ func (o *object) name(k string) {
 		o.b = append(o.b, ',')
 	}
 	o.n++
-	o.b = review.AppendString(o.b, k)
+	o.b = jsonout.AppendString(o.b, k)
 	o.b = append(o.b, ':')
 }
 
 func (o *object) str(k, v string) {
 	o.name(k)
-	o.b = review.AppendString(o.b, v)
+	o.b = jsonout.AppendString(o.b, v)
 }
 
 // strIf writes a string member only when it is not empty.
@@ -63,7 +63,7 @@ func (o *object) raw(k string, v []byte) {
 
 func (o *object) strings(k string, v []string) {
 	o.name(k)
-	o.b = review.AppendStrings(o.b, v)
+	o.b = jsonout.AppendStrings(o.b, v)
 }
 
 func (o *object) done() json.RawMessage { return append(o.b, '}') }
@@ -74,10 +74,10 @@ var (
 	emptyArray  = json.RawMessage(`[]`)
 )
 
-func stringValue(s string) json.RawMessage { return review.AppendString(nil, s) }
+func stringValue(s string) json.RawMessage { return jsonout.AppendString(nil, s) }
 
 // stringList is a string array value: a JSON array, never null.
-func stringList(ss []string) json.RawMessage { return review.AppendStrings(nil, ss) }
+func stringList(ss []string) json.RawMessage { return jsonout.AppendStrings(nil, ss) }
 
 func nameOnly(name string) json.RawMessage {
 	o := newObject(16 + len(name))
@@ -181,11 +181,11 @@ func agent(c *deciderv1.AgentContainer) (json.RawMessage, error) {
 		res := newObject(96)
 		if len(r.GetLimits()) > 0 {
 			res.name("limits")
-			res.b = review.AppendStringMap(res.b, r.GetLimits())
+			res.b = jsonout.AppendStringMap(res.b, r.GetLimits())
 		}
 		if len(r.GetRequests()) > 0 {
 			res.name("requests")
-			res.b = review.AppendStringMap(res.b, r.GetRequests())
+			res.b = jsonout.AppendStringMap(res.b, r.GetRequests())
 		}
 		o.raw("resources", res.done())
 	}

@@ -10,6 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 )
 
 // The envelope's fixed identity.
@@ -154,18 +157,6 @@ func Encode(resp *Response) []byte {
 	return appendResponse(make([]byte, 0, size), resp)
 }
 
-// Marshal writes any value the way every answer is written: compact, HTML
-// escaping off, no trailing newline. Maps come out with sorted keys.
-func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // DecodeAnswer reads an answer envelope (the front door's output) back; for
 // the offline door and tests.
 func DecodeAnswer(body []byte) (*Response, error) {
@@ -177,4 +168,47 @@ func DecodeAnswer(body []byte) (*Response, error) {
 		return nil, errors.New("decode AdmissionReview answer: no response")
 	}
 	return rv.Response, nil
+}
+
+// appendResponse writes the answer envelope (Encode) member by member, in
+// the order and with the omissions of the struct tags of Review and
+// Response.
+func appendResponse(dst []byte, r *Response) []byte {
+	dst = append(dst, `{"apiVersion":`...)
+	dst = jsonout.AppendString(dst, APIVersion)
+	dst = append(dst, `,"kind":`...)
+	dst = jsonout.AppendString(dst, Kind)
+	if r == nil {
+		return append(dst, '}')
+	}
+	dst = append(dst, `,"response":{"allowed":`...)
+	dst = strconv.AppendBool(dst, r.Allowed)
+	if len(r.AuditAnnotations) > 0 {
+		dst = append(dst, `,"auditAnnotations":`...)
+		dst = jsonout.AppendStringMap(dst, r.AuditAnnotations)
+	}
+	if r.Patch != "" {
+		dst = append(dst, `,"patch":`...)
+		dst = jsonout.AppendString(dst, r.Patch)
+	}
+	if r.PatchType != "" {
+		dst = append(dst, `,"patchType":`...)
+		dst = jsonout.AppendString(dst, r.PatchType)
+	}
+	if s := r.Status; s != nil {
+		dst = append(dst, `,"status":{"code":`...)
+		dst = strconv.AppendInt(dst, int64(s.Code), 10)
+		dst = append(dst, `,"message":`...)
+		dst = jsonout.AppendString(dst, s.Message)
+		dst = append(dst, `,"reason":`...)
+		dst = jsonout.AppendString(dst, s.Reason)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"uid":`...)
+	dst = jsonout.AppendString(dst, r.UID)
+	if len(r.Warnings) > 0 {
+		dst = append(dst, `,"warnings":`...)
+		dst = jsonout.AppendStrings(dst, r.Warnings)
+	}
+	return append(dst, `}}`...)
 }

@@ -1,10 +1,11 @@
-package facts
+package patch_test
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
@@ -43,11 +44,13 @@ func planFor(f *deciderv1.PodFacts) *deciderv1.MutationPlan {
 
 // FuzzPatchAppliesToThePodAsReceived: for any pod the front door would
 // patch (it passed step A3 and decodes),
-// the ops built from a plan against what PatchTarget saw in the raw JSON
+// the ops built from a plan against what Target saw in the raw JSON
 // (absent vs null vs present members, args of any value) have valid JSON
 // Pointer paths and apply to that raw JSON.
 func FuzzPatchAppliesToThePodAsReceived(f *testing.F) {
-	f.Add([]byte(richPod))
+	f.Add([]byte(`{"metadata":{"generateName":"web-","annotations":{"dynamic-config.rs/inject":"true"}},"spec":{"volumes":[{"name":"data","emptyDir":{}}],` +
+		`"imagePullSecrets":[{"name":"regcred"}],"containers":[{"name":"app","command":["run"],"args":[],"volumeMounts":[{"name":"data","mountPath":"/data"}]},` +
+		`{"name":"side","command":[],"args":null}],"initContainers":[{"name":"init"}]}}`))
 	f.Add([]byte(`{"metadata":{"annotations":{"dynamic-config.rs/inject":"true"}},"spec":{"volumes":null,"imagePullSecrets":[],"initContainers":null,` +
 		`"containers":[{"name":"a","command":["x"],"args":null,"volumeMounts":null},{"name":"b","args":[]}]}}`))
 	f.Add([]byte(`{"metadata":{"annotations":{"dynamic-config.rs/x":""}},"spec":{}}`))
@@ -56,28 +59,29 @@ func FuzzPatchAppliesToThePodAsReceived(f *testing.F) {
 		req := &review.Request{UID: "u", Kind: review.GroupVersionKind{Kind: "Pod", Version: "v1"}, Operation: "CREATE", Object: object}
 		// The handler builds ops only for a pod that passed step A3 (a
 		// prefixed annotation, read leniently) and decoded.
-		if !json.Valid(object) || !HasPrefixedAnnotation(object) {
+		if !json.Valid(object) || !facts.HasPrefixedAnnotation(object) {
 			return
 		}
-		obj, err := Decode(req, kindPod, object)
+		obj, err := facts.Decode(req, facts.MutateKind(req), object)
 		if err != nil {
 			return
 		}
-		target, err := obj.PatchTarget()
+		target, err := patch.Target(object)
 		if err != nil {
-			t.Fatalf("PatchTarget() of a decoded pod failed: %v", err)
+			t.Fatalf("Target() of a decoded pod failed: %v", err)
 		}
 		plan := planFor(obj.Facts)
 		p, err := patch.Build(plan, target)
-		// The handler's shortcut builds the same patch (or the same refusal).
-		forPlan, ferr := obj.PatchTargetFor(plan)
+		// The handler's shortcut over the decoded pod builds the same patch
+		// (or the same refusal).
+		forPlan, ferr := patch.TargetFor(plan, obj.Pod, object)
 		if ferr != nil {
-			t.Fatalf("PatchTargetFor() of a decoded pod failed: %v", ferr)
+			t.Fatalf("TargetFor() of a decoded pod failed: %v", ferr)
 		}
 		q, qerr := patch.Build(plan, forPlan)
 		if (qerr == nil) != (err == nil) || (err == nil && string(q.JSON) != string(p.JSON)) ||
 			(err != nil && qerr.Error() != err.Error()) {
-			t.Fatalf("PatchTargetFor gives %v %+v, PatchTarget %v %+v", qerr, q, err, p)
+			t.Fatalf("TargetFor gives %v %+v, Target %v %+v", qerr, q, err, p)
 		}
 		if err != nil {
 			var unfit *patch.UnfitError

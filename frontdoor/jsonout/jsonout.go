@@ -1,15 +1,21 @@
-package review
+// Package jsonout writes JSON by appending, without reflection: the front
+// door's answers (the AdmissionReview envelope, frontdoor/review) and the
+// patch inside them (frontdoor/patch). What it writes is byte for byte what
+// encoding/json writes with HTML escaping off (Marshal): compact, members in
+// ascending byte order, no trailing newline.
+package jsonout
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 )
 
-// The answers are written by appending, without reflection: every admission
-// writes one, and the patch inside it. The output is byte for byte what
-// Marshal (encoding/json, HTML escaping off) writes for the same value —
-// append_test.go and FuzzAppendValue hold the two together.
+// Every admission writes one answer, and the patch inside it: the appenders
+// below write what Marshal writes for the same value — jsonout_test.go and
+// FuzzAppendValue hold the two together.
 
 // AppendValue appends v as compact JSON. It writes the kinds answers and
 // patches are built from — nil, string, bool, the integer types,
@@ -174,45 +180,14 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// appendResponse writes the answer envelope (Encode) member by member, in
-// the order and with the omissions of the struct tags of Review and
-// Response.
-func appendResponse(dst []byte, r *Response) []byte {
-	dst = append(dst, `{"apiVersion":`...)
-	dst = AppendString(dst, APIVersion)
-	dst = append(dst, `,"kind":`...)
-	dst = AppendString(dst, Kind)
-	if r == nil {
-		return append(dst, '}')
+// Marshal writes any value the way every answer is written: compact, HTML
+// escaping off, no trailing newline. Maps come out with sorted keys.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	dst = append(dst, `,"response":{"allowed":`...)
-	dst = strconv.AppendBool(dst, r.Allowed)
-	if len(r.AuditAnnotations) > 0 {
-		dst = append(dst, `,"auditAnnotations":`...)
-		dst = AppendStringMap(dst, r.AuditAnnotations)
-	}
-	if r.Patch != "" {
-		dst = append(dst, `,"patch":`...)
-		dst = AppendString(dst, r.Patch)
-	}
-	if r.PatchType != "" {
-		dst = append(dst, `,"patchType":`...)
-		dst = AppendString(dst, r.PatchType)
-	}
-	if s := r.Status; s != nil {
-		dst = append(dst, `,"status":{"code":`...)
-		dst = strconv.AppendInt(dst, int64(s.Code), 10)
-		dst = append(dst, `,"message":`...)
-		dst = AppendString(dst, s.Message)
-		dst = append(dst, `,"reason":`...)
-		dst = AppendString(dst, s.Reason)
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `,"uid":`...)
-	dst = AppendString(dst, r.UID)
-	if len(r.Warnings) > 0 {
-		dst = append(dst, `,"warnings":`...)
-		dst = AppendStrings(dst, r.Warnings)
-	}
-	return append(dst, `}}`...)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
