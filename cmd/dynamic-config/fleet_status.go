@@ -23,27 +23,17 @@ import (
 // 12). The decider connection flags and variables are the front door's, so
 // the command runs unchanged inside a front door container.
 type fleetStatusFlags struct {
-	global            globalFlags
-	deciderTarget     string
-	deciderCA         string
-	deciderClientCert string
-	deciderClientKey  string
-	deciderServerName string
-	deciderPlaintext  bool
-	deciderTokenFile  string
-	timeout           time.Duration
-	skewGrace         time.Duration
+	global        globalFlags
+	deciderTarget string
+	decider       deciderClientFlags
+	timeout       time.Duration
+	skewGrace     time.Duration
 }
 
 func (f *fleetStatusFlags) register(fs *flagSet) {
 	f.global.register(fs, "text")
 	fs.stringVar(&f.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "the deciders: dns:///name:port (every address the name resolves to) or static:///host:port,host:port (required)")
-	fs.stringVar(&f.deciderCA, "decider-ca", "DYNAMIC_CONFIG_DECIDER_CA", "", "CA to verify the deciders (empty = system roots)")
-	fs.stringVar(&f.deciderClientCert, "decider-client-cert", "DYNAMIC_CONFIG_DECIDER_CLIENT_CERT", "", "client certificate for mTLS")
-	fs.stringVar(&f.deciderClientKey, "decider-client-key", "DYNAMIC_CONFIG_DECIDER_CLIENT_KEY", "", "client key for mTLS")
-	fs.stringVar(&f.deciderServerName, "decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", "", "TLS server name to verify (default: the dns:/// name)")
-	fs.boolVar(&f.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the deciders (loopback/tests)")
-	fs.stringVar(&f.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send")
+	f.decider.register(fs, "decider", "DYNAMIC_CONFIG_DECIDER_", "the deciders", "the dns:/// name")
 	fs.durationVar(&f.timeout, "timeout", "", 5*time.Second, "bound for resolving and for each replica's answer")
 	fs.durationVar(&f.skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
 }
@@ -78,9 +68,9 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
 		return exitUsage
 	}
-	serverName := f.deciderServerName
-	if serverName == "" {
-		serverName = name
+	decider := f.decider
+	if decider.serverName == "" {
+		decider.serverName = name
 	}
 
 	replicas := make([]replicaStatus, len(addrs))
@@ -88,15 +78,7 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 	for i, addr := range addrs {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			replicas[i] = askReplica(ctx, addr, client.Config{
-				Target:         "passthrough:///" + addr,
-				Plaintext:      f.deciderPlaintext,
-				CAFile:         f.deciderCA,
-				ClientCertFile: f.deciderClientCert,
-				ClientKeyFile:  f.deciderClientKey,
-				ServerName:     serverName,
-				TokenFile:      f.deciderTokenFile,
-			}, f.timeout)
+			replicas[i] = askReplica(ctx, addr, decider.config("passthrough:///"+addr), f.timeout)
 		}()
 	}
 	for range addrs {

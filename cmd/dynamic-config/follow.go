@@ -20,26 +20,16 @@ import (
 // front door's decider-client flags with a leader prefix, plus the
 // follower's own.
 type followFlags struct {
-	target     string
-	plaintext  bool
-	ca         string
-	serverName string
-	clientCert string
-	clientKey  string
-	tokenFile  string
-	id         string
-	stateDir   string
-	maxStale   time.Duration
+	target   string
+	leader   deciderClientFlags
+	id       string
+	stateDir string
+	maxStale time.Duration
 }
 
 func (f *followFlags) register(fs *flagSet) {
 	fs.stringVar(&f.target, "follow", "DYNAMIC_CONFIG_DECIDER_FOLLOW", "", "follow the leader decider at this gRPC target (host:port, dns:///name:port, static:///a,b): mirror its installation instead of reading one (excludes --installation and every installation variable)")
-	fs.boolVar(&f.plaintext, "leader-plaintext", "DYNAMIC_CONFIG_DECIDER_LEADER_PLAINTEXT", false, "plaintext gRPC to the leader (loopback/tests)")
-	fs.stringVar(&f.ca, "leader-ca", "DYNAMIC_CONFIG_DECIDER_LEADER_CA", "", "CA to verify the leader (empty = system roots)")
-	fs.stringVar(&f.serverName, "leader-server-name", "DYNAMIC_CONFIG_DECIDER_LEADER_SERVER_NAME", "", "TLS server name to verify (default: the target's host)")
-	fs.stringVar(&f.clientCert, "leader-client-cert", "DYNAMIC_CONFIG_DECIDER_LEADER_CLIENT_CERT", "", "client certificate for mTLS to the leader")
-	fs.stringVar(&f.clientKey, "leader-client-key", "DYNAMIC_CONFIG_DECIDER_LEADER_CLIENT_KEY", "", "client key for mTLS to the leader")
-	fs.stringVar(&f.tokenFile, "leader-token-file", "DYNAMIC_CONFIG_DECIDER_LEADER_TOKEN_FILE", "", "bearer token to send to the leader (re-read on change)")
+	f.leader.register(fs, "leader", "DYNAMIC_CONFIG_DECIDER_LEADER_", "the leader", "the target's host")
 	fs.stringVar(&f.id, "follower-id", "DYNAMIC_CONFIG_DECIDER_FOLLOWER_ID", "", "this follower's id, a lower-case DNS name (default: the host name, in a pod the pod name)")
 	fs.stringVar(&f.stateDir, "state-dir", "DYNAMIC_CONFIG_DECIDER_STATE_DIR", "", "where the follower keeps its last good snapshot and starts from when the leader is unreachable (empty = nowhere)")
 	fs.durationVar(&f.maxStale, "max-stale", "DYNAMIC_CONFIG_DECIDER_MAX_STALE", 0, "a follower that heard neither a snapshot nor a heartbeat for longer turns NOT_SERVING and refuses to decide (0 = never)")
@@ -98,13 +88,18 @@ func (f *followFlags) setup(maxRequest int64) *followSetup {
 		return nil
 	}
 	return &followSetup{
-		client: client.Config{
-			Target: f.target, Plaintext: f.plaintext, CAFile: f.ca, ServerName: f.serverName,
-			ClientCertFile: f.clientCert, ClientKeyFile: f.clientKey, TokenFile: f.tokenFile,
-			MaxMessageBytes: msgbudget.Bytes(maxRequest),
-		},
-		id: f.id, stateDir: f.stateDir, maxStale: f.maxStale,
+		client:   f.leaderClient(maxRequest),
+		id:       f.id,
+		stateDir: f.stateDir,
+		maxStale: f.maxStale,
 	}
+}
+
+// leaderClient is the client configuration of the stream to the leader.
+func (f *followFlags) leaderClient(maxRequest int64) client.Config {
+	cfg := f.leader.config(f.target)
+	cfg.MaxMessageBytes = msgbudget.Bytes(maxRequest)
+	return cfg
 }
 
 // followSetup is what a follower needs to start.

@@ -37,13 +37,8 @@ type frontdoorFlags struct {
 	clientCA               string
 	plaintext              bool
 	deciderTarget          string
+	decider                deciderClientFlags
 	deciderTimeout         time.Duration
-	deciderCA              string
-	deciderClientCert      string
-	deciderClientKey       string
-	deciderServerName      string
-	deciderPlaintext       bool
-	deciderTokenFile       string
 	clusterName            string
 	onDeciderError         string
 	onDeciderErrorValidate string
@@ -64,13 +59,8 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.stringVar(&d.clientCA, "client-ca", "DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA", "", "when set: /mutate and /validate require a client certificate verified against this CA (the API server's, from its AdmissionConfiguration kubeconfig)")
 	fs.boolVar(&d.plaintext, "plaintext", "DYNAMIC_CONFIG_WEBHOOK_PLAINTEXT", false, "serve plain HTTP when there is no TLS material (tests only)")
 	fs.stringVar(&d.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "decider gRPC target, e.g. dns:///dynamic-config-decider.dynamic-config.svc:9090 (required)")
+	d.decider.register(fs, "decider", "DYNAMIC_CONFIG_DECIDER_", "the decider", "the target's host")
 	fs.durationVar(&d.deciderTimeout, "decider-timeout", "DYNAMIC_CONFIG_DECIDER_TIMEOUT", handler.DefaultTimeout, "per-call deadline; keep it below the webhook timeoutSeconds")
-	fs.stringVar(&d.deciderCA, "decider-ca", "DYNAMIC_CONFIG_DECIDER_CA", "", "CA to verify the decider (empty = system roots)")
-	fs.stringVar(&d.deciderClientCert, "decider-client-cert", "DYNAMIC_CONFIG_DECIDER_CLIENT_CERT", "", "client certificate for mTLS")
-	fs.stringVar(&d.deciderClientKey, "decider-client-key", "DYNAMIC_CONFIG_DECIDER_CLIENT_KEY", "", "client key for mTLS")
-	fs.stringVar(&d.deciderServerName, "decider-server-name", "DYNAMIC_CONFIG_DECIDER_SERVER_NAME", "", "TLS server name to verify (default: the target's host)")
-	fs.boolVar(&d.deciderPlaintext, "decider-plaintext", "DYNAMIC_CONFIG_DECIDER_PLAINTEXT", false, "plaintext gRPC to the decider (loopback/tests)")
-	fs.stringVar(&d.deciderTokenFile, "decider-token-file", "DYNAMIC_CONFIG_DECIDER_TOKEN_FILE", "", "bearer token to send (re-read on change)")
 	fs.stringVar(&d.clusterName, "cluster-name", "DYNAMIC_CONFIG_FRONTDOOR_CLUSTER_NAME", "", "the cluster this front door admits for, sent with every decision request (empty = the decider's own cluster)")
 	fs.stringVar(&d.onDeciderError, "on-decider-error", "DYNAMIC_CONFIG_ON_DECIDER_ERROR", handler.OnErrorDeny, "deny or allow on /mutate when the decider gives no usable answer")
 	fs.stringVar(&d.onDeciderErrorValidate, "on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", "", "deny or allow on /validate (default: the value of --on-decider-error)")
@@ -234,21 +224,14 @@ func (d *frontdoorFlags) serving(ctx context.Context, logger *slog.Logger, obser
 
 // clientConfig is the decider client's configuration.
 func (d *frontdoorFlags) clientConfig() client.Config {
-	return client.Config{
-		Target:         d.deciderTarget,
-		Plaintext:      d.deciderPlaintext,
-		CAFile:         d.deciderCA,
-		ClientCertFile: d.deciderClientCert,
-		ClientKeyFile:  d.deciderClientKey,
-		ServerName:     d.deciderServerName,
-		TokenFile:      d.deciderTokenFile,
-		// One budget with the decider, which derives it from its own
-		// --max-request-bytes (set both alike; the chart does).
-		MaxMessageBytes: msgbudget.Bytes(d.maxRequestBytes),
-		// tls.mode selfRotate: the CA leader issues the client pair and the
-		// decider's CA into the mounted Secret, possibly after this starts.
-		WaitForFiles: d.selfRotate.enabled,
-	}
+	cfg := d.decider.config(d.deciderTarget)
+	// One budget with the decider, which derives it from its own
+	// --max-request-bytes (set both alike; the chart does).
+	cfg.MaxMessageBytes = msgbudget.Bytes(d.maxRequestBytes)
+	// tls.mode selfRotate: the CA leader issues the client pair and the
+	// decider's CA into the mounted Secret, possibly after this starts.
+	cfg.WaitForFiles = d.selfRotate.enabled
+	return cfg
 }
 
 // listen binds the front door's listener and, with --metrics-addr, the
