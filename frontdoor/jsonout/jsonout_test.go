@@ -2,30 +2,10 @@ package jsonout
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout/jsonouttest"
 )
-
-// strings that exercise every escape rule of encoding/json with HTML
-// escaping off.
-var escapeCases = []string{
-	"", "plain", `quote " backslash \ slash /`, "<html> & 'single'",
-	"control \x00 \x01 \x1f \b \f \n \r \t \x7f", "utf-8 é ü 漢字 🎉",
-	"separators \u2028 \u2029", "invalid \xff \xc3 end", "\xe2\x80", "dynamic-config.rs~1status",
-}
-
-// marshalled is what encoding/json writes for v: the reference AppendValue
-// must match byte for byte.
-func marshalled(t testing.TB, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
 
 func TestAppendValueWritesWhatEncodingJSONWrites(t *testing.T) {
 	values := map[string]any{
@@ -39,7 +19,7 @@ func TestAppendValueWritesWhatEncodingJSONWrites(t *testing.T) {
 			"resources":       map[string]any{"limits": map[string]string{"memory": "64Mi", "cpu": "100m"}}},
 		"a fallback kind": 1.5,
 	}
-	for _, s := range escapeCases {
+	for _, s := range jsonouttest.EscapeCases {
 		values["string "+s] = s
 		values["object key "+s] = map[string]any{s: s, "a": []string{s}}
 	}
@@ -49,7 +29,7 @@ func TestAppendValueWritesWhatEncodingJSONWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := marshalled(t, v); !bytes.Equal(got, want) {
+			if want := jsonouttest.Marshalled(t, v); !bytes.Equal(got, want) {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
 		})
@@ -57,7 +37,7 @@ func TestAppendValueWritesWhatEncodingJSONWrites(t *testing.T) {
 }
 
 func FuzzAppendValue(f *testing.F) {
-	for _, s := range escapeCases {
+	for _, s := range jsonouttest.EscapeCases {
 		f.Add(s, s)
 	}
 	f.Fuzz(func(t *testing.T, key, value string) {
@@ -66,7 +46,7 @@ func FuzzAppendValue(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := marshalled(t, v); !bytes.Equal(got, want) {
+		if want := jsonouttest.Marshalled(t, v); !bytes.Equal(got, want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	})

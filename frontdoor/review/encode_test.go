@@ -2,30 +2,10 @@ package review
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout/jsonouttest"
 )
-
-// strings that exercise every escape rule of encoding/json with HTML
-// escaping off.
-var escapeCases = []string{
-	"", "plain", `quote " backslash \ slash /`, "<html> & 'single'",
-	"control \x00 \x01 \x1f \b \f \n \r \t \x7f", "utf-8 é ü 漢字 🎉",
-	"separators \u2028 \u2029", "invalid \xff \xc3 end", "\xe2\x80", "dynamic-config.rs~1status",
-}
-
-// marshalled is what encoding/json writes for v: the reference Encode must
-// match byte for byte.
-func marshalled(t testing.TB, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
 
 func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 	responses := map[string]*Response{
@@ -39,7 +19,7 @@ func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 	}
 	for name, r := range responses {
 		t.Run(name, func(t *testing.T) {
-			want := marshalled(t, Review{APIVersion: APIVersion, Kind: Kind, Response: r})
+			want := jsonouttest.Marshalled(t, Review{APIVersion: APIVersion, Kind: Kind, Response: r})
 			if got := Encode(r); !bytes.Equal(got, want) {
 				t.Errorf("got  %s\nwant %s", got, want)
 			}
@@ -48,12 +28,12 @@ func TestEncodeWritesWhatEncodingJSONWrites(t *testing.T) {
 }
 
 func FuzzEncode(f *testing.F) {
-	for _, s := range escapeCases {
+	for _, s := range jsonouttest.EscapeCases {
 		f.Add(s, s)
 	}
 	f.Fuzz(func(t *testing.T, key, value string) {
 		r := &Response{UID: key, Warnings: []string{value}, AuditAnnotations: map[string]string{key: value}}
-		if got, want := Encode(r), marshalled(t, Review{APIVersion: APIVersion, Kind: Kind, Response: r}); !bytes.Equal(got, want) {
+		if got, want := Encode(r), jsonouttest.Marshalled(t, Review{APIVersion: APIVersion, Kind: Kind, Response: r}); !bytes.Equal(got, want) {
 			t.Errorf("Encode: got  %s\nwant %s", got, want)
 		}
 	})
