@@ -204,7 +204,7 @@ func Injected(pod *corev1.Pod) error {
 	for _, c := range pod.Spec.Containers {
 		names = append(names, c.Name)
 	}
-	agent := slices.Contains(names, AgentContainer) || slices.Contains(names, InitContainer)
+	agent := slices.ContainsFunc(names, isAgent)
 	switch {
 	case !marked && !agent:
 		return fmt.Errorf("no %s annotation and no %s or %s container: the injection webhook did not mutate it (not registered yet, or its selectors leave the pod out)", StatusAnnotation, AgentContainer, InitContainer)
@@ -214,6 +214,17 @@ func Injected(pod *corev1.Pod) error {
 		return fmt.Errorf("%s is %q but the pod has no %s or %s container (containers: %s)", StatusAnnotation, status, AgentContainer, InitContainer, strings.Join(names, ", "))
 	}
 	return nil
+}
+
+// isAgent: an agent of the default render, or of a named render <n>
+// ("<agent>-<n>").
+func isAgent(name string) bool {
+	for _, base := range []string{AgentContainer, InitContainer} {
+		if name == base || strings.HasPrefix(name, base+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

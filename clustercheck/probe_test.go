@@ -37,6 +37,7 @@ func TestInjected(t *testing.T) {
 		{"a pod with the mark and the agent container is injected", withContainers(marked, nil, "app", AgentContainer), ""},
 		{"a pod with the mark and the agent as a native sidecar is injected", withContainers(marked, []string{AgentContainer}, "app"), ""},
 		{"a pod with the mark and the init agent is injected", withContainers(marked, []string{InitContainer}, "app"), ""},
+		{"a pod with a named render's agent is injected", withContainers(marked, nil, "app", AgentContainer+"-db"), ""},
 		{"a pod the webhook never saw says so", withContainers(nil, nil, "app"), "did not mutate it"},
 		{"a pod with another status value names it", withContainers(map[string]string{StatusAnnotation: "skipped"}, nil, "app", AgentContainer), `is "skipped"; expected "injected"`},
 		{"a pod with the mark but no agent names its containers", withContainers(marked, nil, "app"), "containers: app"},

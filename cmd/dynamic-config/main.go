@@ -37,6 +37,7 @@ func init() {
 		"inject":             {runInject, "offline mutation: prints the mutated manifest, or the refusal", injectUsage, injectExamples},
 		"explain":            {runExplain, "per-value provenance and the whole decision", explainUsage, explainExamples},
 		"check-installation": {runCheckInstallation, "validates an installation, prints every problem", checkInstallationSynopsis, checkInstallationExamples},
+		"check-cluster":      {runCheckCluster, "proves injection through the API server (a dry-run pod) and checks the webhook configurations", checkClusterSynopsis, checkClusterExamples},
 		"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew", fleetStatusSynopsis, fleetStatusExamples},
 		"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version", versionSynopsis, versionExamples},
 		"completion":         {runCompletion, "prints a shell completion script: bash, zsh or fish", completionSynopsis, completionExamples},
