@@ -51,6 +51,10 @@ do_render() {
   "$kustomize" build deploy/kustomize/overlays/follower > "$render/kustomize-follower.yaml"
   template "$render/chart-remote.yaml" -f "$values/remote-frontdoor.yaml"
   template "$render/chart-self-rotate.yaml" -f "$values/all-features.yaml" --set tls.mode=selfRotate
+  # issue 21: the install proof's hook and webhook for TestTheInstallProof (e2e), in a namespace
+  # of its own and with a short timeout, so its failing case ends quickly.
+  template "$render/chart-install-proof.yaml" --namespace e2e-install-proof --set installProof.timeout=20s \
+    --show-only templates/install-proof-hook.yaml --show-only templates/mutatingwebhookconfiguration.yaml
   "$kustomize" build deploy/kustomize/overlays/self-signed > "$render/kustomize-self-signed.yaml"
   "$kustomize" build deploy/kustomize/overlays/cert-manager > "$render/kustomize-cert-manager.yaml"
   echo "chart-render: wrote $(cd "$render" && ls *.yaml | tr '\n' ' ')into $render"

@@ -140,3 +140,17 @@ annotation key starting with dynamic-config.rs/ (the front door's A3 rule).
 {{- define "dynamic-config.asksExpression" -}}
 object != null && has(object.metadata) && has(object.metadata.annotations) && object.metadata.annotations.exists(k, k.startsWith('dynamic-config.rs/'))
 {{- end }}
+
+{{/*
+installProof.deadline: the install-proof Job's activeDeadlineSeconds — installProof.timeout (a
+duration of s, m and h, e.g. 2m or 1m30s) in seconds, plus 60 for the pod to start and report.
+*/}}
+{{- define "dynamic-config.installProof.deadline" -}}
+{{- $total := 0 -}}
+{{- range $part := regexFindAll "[0-9]+[smh]" . -1 -}}
+{{- $n := trimSuffix "s" (trimSuffix "m" (trimSuffix "h" $part)) | atoi -}}
+{{- if hasSuffix "h" $part }}{{ $n = mul $n 3600 }}{{ else if hasSuffix "m" $part }}{{ $n = mul $n 60 }}{{ end -}}
+{{- $total = add $total $n -}}
+{{- end -}}
+{{- add $total 60 -}}
+{{- end -}}

@@ -86,7 +86,9 @@ spec:
       args:
         {{- toYaml (concat .args (default list $own.extraArgs)) | nindent 8 }}
       env:
-        {{- .env | trim | nindent 8 }}
+        {{- with .env | trim }}
+        {{- . | nindent 8 }}
+        {{- end }}
         - name: DYNAMIC_CONFIG_LOG_LEVEL
           value: {{ $root.Values.logging.level | quote }}
         - name: DYNAMIC_CONFIG_LOG_FORMAT
