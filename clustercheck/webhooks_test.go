@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
@@ -240,6 +241,17 @@ func TestReportFailsOnAnyFailedFinding(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 			if lines[len(lines)-1] != tt.last {
 				t.Errorf("last line %q; want %q", lines[len(lines)-1], tt.last)
+			}
+			var js strings.Builder
+			if err := r.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			var back struct {
+				OK       *bool     `json:"ok"`
+				Findings []Finding `json:"findings"`
+			}
+			if err := json.Unmarshal([]byte(js.String()), &back); err != nil || back.OK == nil || *back.OK != tt.ok || back.Findings == nil || len(back.Findings) != len(fs) {
+				t.Errorf("-o json %s reads back as ok %v, %d findings (%v); want ok %v and %d findings", js.String(), back.OK, len(back.Findings), err, tt.ok, len(fs))
 			}
 		})
 	}
