@@ -38,6 +38,8 @@ type ReporterConfig struct {
 	Clients Clients
 	// Configuration and Webhook name the injection webhook.
 	Configuration, Webhook string
+	// Namespace limits the watch to one namespace; "" watches every one.
+	Namespace string
 	// Interval is how often the cache is audited and the gauge set.
 	Interval time.Duration
 	// MaxNamespaces caps the gauge's namespace label values: the
@@ -58,10 +60,9 @@ type ReporterConfig struct {
 // not injected: the gauge dynamic_config_pods_asking_uninjected{namespace}
 // and one Event on each such pod.
 type Reporter struct {
-	cfg     ReporterConfig
-	factory metadatainformer.SharedInformerFactory
-	pods    cache.SharedIndexInformer
-	nss     cache.SharedIndexInformer
+	cfg  ReporterConfig
+	pods cache.SharedIndexInformer
+	nss  cache.SharedIndexInformer
 
 	series  *seriesCollector
 	cached  prometheus.Gauge
@@ -103,9 +104,19 @@ func NewReporter(cfg ReporterConfig) (*Reporter, error) {
 			return nil, fmt.Errorf("podaudit: register metrics: %w", err)
 		}
 	}
-	r.factory = metadatainformer.NewSharedInformerFactoryWithOptions(cfg.Clients.Metadata, 0, metadatainformer.WithTransform(trimObject))
-	r.pods = r.factory.ForResource(podsResource).Informer()
-	r.nss = r.factory.ForResource(namespacesResource).Informer()
+	r.pods = metadatainformer.NewFilteredMetadataInformer(cfg.Clients.Metadata, podsResource, cfg.Namespace, 0, cache.Indexers{}, nil).Informer()
+	// The namespaces (cluster-scoped) are watched by name when one is given.
+	r.nss = metadatainformer.NewFilteredMetadataInformer(cfg.Clients.Metadata, namespacesResource, "", 0, cache.Indexers{},
+		func(o *metav1.ListOptions) {
+			if cfg.Namespace != "" {
+				o.FieldSelector = "metadata.name=" + cfg.Namespace
+			}
+		}).Informer()
+	for _, inf := range []cache.SharedIndexInformer{r.pods, r.nss} {
+		if err := inf.SetTransform(trimObject); err != nil {
+			return nil, fmt.Errorf("podaudit: %w", err)
+		}
+	}
 	return r, nil
 }
 
@@ -140,17 +151,19 @@ func (r *Reporter) Handler(reg prometheus.Gatherer) http.Handler {
 }
 
 // Run starts the informers, waits for their caches and audits every
-// Interval until ctx ends.
+// Interval until ctx ends (and the informers stopped).
 func (r *Reporter) Run(ctx context.Context) error {
-	r.factory.Start(ctx.Done())
-	defer r.factory.Shutdown()
-	for gvr, ok := range r.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("podaudit: the %s cache did not sync", gvr.Resource)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, inf := range []cache.SharedIndexInformer{r.pods, r.nss} {
+		wg.Add(1)
+		go func() { defer wg.Done(); inf.Run(ctx.Done()) }()
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), r.pods.HasSynced, r.nss.HasSynced) {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return errors.New("podaudit: the pod and namespace caches did not sync")
 	}
 	r.cfg.Logger.Info("audit caches synced", "pods", len(r.pods.GetStore().ListKeys()))
 	t := time.NewTicker(r.cfg.Interval)

@@ -162,13 +162,14 @@ func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
 	var (
 		global                   globalFlags
 		client                   auditClientFlags
-		metricsAddr              string
+		metricsAddr, namespace   string
 		interval                 time.Duration
 		maxNamespaces, maxEvents int64
 	)
 	global.register(fs, "json")
 	client.register(fs)
 	fs.stringVar(&metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_AUDIT_METRICS_ADDR", "0.0.0.0:9094", "plain HTTP listener for /metrics, /healthz, /readyz")
+	fs.stringVar(&namespace, "namespace", "DYNAMIC_CONFIG_AUDIT_NAMESPACE", "", "watch this namespace only (default: every namespace)")
 	fs.durationVar(&interval, "interval", "DYNAMIC_CONFIG_AUDIT_INTERVAL", 30*time.Second, "how often the cached pods are audited and the gauge set")
 	fs.int64Var(&maxNamespaces, "max-namespaces", "DYNAMIC_CONFIG_AUDIT_MAX_NAMESPACES", 50, "the gauge's namespace label values: the namespaces with the most uninjected pods keep their name, the rest are summed under namespace=\"_other\"")
 	fs.int64Var(&maxEvents, "max-events-per-pass", "DYNAMIC_CONFIG_AUDIT_MAX_EVENTS_PER_PASS", 100, "Events posted per pass at most (the rest follow in the next passes); 0 = no Events")
@@ -197,7 +198,7 @@ func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
 	}
 	instance, _ := os.Hostname()
 	rep, err := podaudit.NewReporter(podaudit.ReporterConfig{
-		Clients: clients, Configuration: client.configuration, Webhook: client.webhook,
+		Clients: clients, Configuration: client.configuration, Webhook: client.webhook, Namespace: namespace,
 		Interval: interval, MaxNamespaces: int(maxNamespaces), MaxEventsPerPass: int(maxEvents),
 		Instance: instance, Logger: logger, Registry: reg,
 	})
