@@ -41,7 +41,7 @@ affinity: whole
 
 {{/* The components of the cascade. */}}
 {{- define "dynamic-config.cascade.components" -}}
-[decider, frontdoor, checkInstallation]
+[decider, frontdoor, checkInstallation, audit]
 {{- end -}}
 
 {{/*
