@@ -8,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/podaudit"
 )
 
 // registeredNames is every metric name the components register, read from
@@ -29,6 +31,10 @@ func registeredNames(t *testing.T) []string {
 	dmetrics.NewLeader(rec)
 	dmetrics.NewFollower(rec)
 	if _, err := certs.NewMetrics(rec); err != nil {
+		t.Fatal(err)
+	}
+	// the audit reporter registers at construction; its clients are used only by Run
+	if _, err := podaudit.NewReporter(podaudit.ReporterConfig{Interval: time.Second, MaxNamespaces: 1, Registry: rec}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(rec.names)

@@ -18,13 +18,15 @@ import (
 // Visit, isSet and the environment bindings keep seeing what was given.
 
 // shorthandLongNames names the long flag a one-letter flag declaration
-// stands for: -f is --filename, -o is --output, -n is --namespace. When the
-// long flag is declared too (--namespace), the letter becomes its shorthand.
+// stands for: -f is --filename, -o is --output, -n is --namespace, -A is
+// --all-namespaces. When the long flag is declared too (--namespace), the
+// letter becomes its shorthand.
 var shorthandLongNames = map[string]string{
 	"f": "filename",
 	"o": "output",
 	"n": "namespace",
 	"v": "verbose",
+	"A": "all-namespaces",
 }
 
 // pflags returns the pflag view of the flag set, with what shell completion

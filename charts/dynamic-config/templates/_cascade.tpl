@@ -41,7 +41,7 @@ affinity: whole
 
 {{/* The components of the cascade. */}}
 {{- define "dynamic-config.cascade.components" -}}
-[decider, frontdoor, checkInstallation, installProof]
+[decider, frontdoor, checkInstallation, installProof, audit]
 {{- end -}}
 
 {{/*
@@ -197,7 +197,7 @@ word, number or boolean (printed as text) or {valueFrom: {...}}.
 
 {{/*
 cascade.problems: the refusals of every env layer (the cascade's, then frontdoor.extraEnv and
-decider.extraEnv) and of frontdoor.extraArgs and decider.extraArgs for what the chart sets
+decider.extraEnv, audit.extraEnv) and of the three components' extraArgs for what the chart sets
 itself (_owned.tpl), in layer order, as a JSON list of messages.
 */}}
 {{- define "dynamic-config.cascade.problems" -}}
@@ -209,7 +209,7 @@ itself (_owned.tpl), in layer order, as a JSON list of messages.
 {{- $layers = append $layers (dict "path" $c "values" $cv) -}}
 {{- $layers = append $layers (dict "path" (printf "%s.container" $c) "values" (default (dict) $cv.container)) -}}
 {{- end -}}
-{{- range $c := list "frontdoor" "decider" -}}
+{{- range $c := list "frontdoor" "decider" "audit" -}}
 {{- $layers = append $layers (dict "path" $c "key" "extraEnv" "values" (default (dict) (index $root.Values $c))) -}}
 {{- end -}}
 {{- range $l := $layers -}}
@@ -223,7 +223,7 @@ itself (_owned.tpl), in layer order, as a JSON list of messages.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- range $c := list "frontdoor" "decider" -}}
+{{- range $c := list "frontdoor" "decider" "audit" -}}
 {{- with (index $root.Values $c).extraArgs -}}
 {{- $problems = concat $problems (fromJsonArray (include "dynamic-config.ownedArgProblems" (dict "component" $c "args" .))) -}}
 {{- end -}}

@@ -62,6 +62,12 @@ decider:
   classes-file: {env: "", use: webhook.classes.enabled}
 checkInstallation:
   installation: {env: DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE, use: agent.* and webhook.* (the installation ConfigMap)}
+audit:
+  webhook-configuration: {env: DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION, use: the release's MutatingWebhookConfiguration}
+  metrics-addr: {env: DYNAMIC_CONFIG_AUDIT_METRICS_ADDR, use: audit.metrics.port}
+  interval: {env: DYNAMIC_CONFIG_AUDIT_INTERVAL, use: audit.interval}
+  max-namespaces: {env: DYNAMIC_CONFIG_AUDIT_MAX_NAMESPACES, use: audit.maxNamespaces}
+  max-events-per-pass: {env: DYNAMIC_CONFIG_AUDIT_MAX_EVENTS_PER_PASS, use: audit.maxEventsPerPass}
 {{- end -}}
 
 {{/*

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
+	"github.com/dynamic-config-admission/dynamic-config/podaudit"
+)
+
+// audit-pods and audit-reporter (issue 21): the flags and the wiring; what
+// they do is package podaudit's.
+
+const (
+	auditPodsSynopsis     = "usage: dynamic-config audit-pods [-n NAMESPACE | -A] [-o table|json] [--kubeconfig FILE] [--webhook-configuration NAME]"
+	auditReporterSynopsis = "usage: dynamic-config audit-reporter [--kubeconfig FILE] [--webhook-configuration NAME] [--metrics-addr HOST:PORT] [--interval DURATION] [--max-namespaces N]"
+)
+
+var (
+	auditPodsExamples = []example{
+		{"every pod of the cluster that asked for the agent and was admitted without it (exit 1 when there is one)", "dynamic-config audit-pods -A"},
+		{"one namespace, as JSON, against the release \"platform\"'s webhook", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
+	}
+	auditReporterExamples = []example{
+		{"the in-cluster reporter, as the chart runs it (audit.enabled)", "dynamic-config audit-reporter --webhook-configuration dynamic-config"},
+	}
+)
+
+// auditClientFlags are the API server flags both audit commands share.
+type auditClientFlags struct {
+	kubeconfig, configuration, webhook string
+}
+
+func (a *auditClientFlags) register(fs *flagSet) {
+	fs.stringVar(&a.kubeconfig, "kubeconfig", "", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account)")
+	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "dynamic-config", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name)")
+	fs.stringVar(&a.webhook, "webhook-name", "", podaudit.DefaultWebhookName, "the injection webhook's name inside it")
+}
+
+// loader reads the kubeconfig as kubectl does: --kubeconfig, else
+// $KUBECONFIG, else ~/.kube/config, else the in-cluster service account.
+func (a *auditClientFlags) loader() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = a.kubeconfig
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+}
+
+// clients builds the metadata and typed clients; qps bounds the rate.
+func (a *auditClientFlags) clients(userAgent string, qps float32) (podaudit.Clients, error) {
+	cfg, err := a.loader().ClientConfig()
+	if err != nil {
+		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
+	}
+	cfg.UserAgent = userAgent
+	cfg.QPS, cfg.Burst = qps, int(2*qps)
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
+	}
+	typed, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
+	}
+	return podaudit.Clients{Metadata: md, Typed: typed}, nil
+}
+
+// runAuditPods is `dynamic-config audit-pods`: exit 0 when no pod asked
+// and went uninjected (declined pods may be listed), 1 when one did, 2 on a
+// usage error or when the API server could not be read.
+func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("audit-pods", stderr)
+	var (
+		global            globalFlags
+		client            auditClientFlags
+		namespace, output string
+		allNamespaces     bool
+		timeout           time.Duration
+	)
+	global.register(fs, "text")
+	client.register(fs)
+	fs.stringVar(&namespace, "namespace", "", "", "the namespace to audit (default: the kubeconfig context's, \"default\" without one)")
+	fs.StringVar(&namespace, "n", "", "") // -n: the shorthand of --namespace (pflags.go)
+	fs.boolVar(&allNamespaces, "all-namespaces", "", false, "audit every namespace")
+	fs.BoolVar(&allNamespaces, "A", false, "") // -A: the shorthand of --all-namespaces
+	fs.StringVar(&output, "o", "table", "output: table or json")
+	fs.completeValues("o", "table", "json")
+	fs.durationVar(&timeout, "timeout", "", 2*time.Minute, "bound for the whole listing")
+	if _, code, done := parseArgs(fs, &global, args, stderr); done {
+		return code
+	}
+	switch {
+	case output != "table" && output != "json":
+		fmt.Fprintf(stderr, "audit-pods: -o is %q: want table or json\n", output)
+		return exitUsage
+	case allNamespaces && namespace != "":
+		fmt.Fprintln(stderr, "audit-pods: -n and -A exclude each other")
+		return exitUsage
+	case !allPositive(stderr, "audit-pods", durationFlag("timeout", timeout)):
+		return exitUsage
+	}
+	if !allNamespaces && namespace == "" {
+		namespace = contextNamespace(client.loader())
+	}
+	clients, err := client.clients("dynamic-config-audit-pods", 50)
+	if err != nil {
+		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	report, err := podaudit.List(ctx, clients, podaudit.ListOptions{Namespace: namespace, Configuration: client.configuration, Webhook: client.webhook})
+	if err != nil {
+		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
+		return exitUsage
+	}
+	if !report.Webhook.Found {
+		fmt.Fprintf(stderr, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", client.configuration, client.webhook)
+	}
+	if output == "json" {
+		err = podaudit.WriteJSON(stdout, report)
+	} else {
+		err = podaudit.WriteTable(stdout, report.Findings)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
+		return exitUsage
+	}
+	if len(podaudit.Counted(report.Findings)) > 0 {
+		return exitRefused
+	}
+	return exitOK
+}
+
+// contextNamespace is the kubeconfig context's namespace, as kubectl reads it.
+func contextNamespace(loader clientcmd.ClientConfig) string {
+	ns, _, err := loader.Namespace()
+	if err != nil || ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// runAuditReporter is `dynamic-config audit-reporter`: the in-cluster
+// reporter (chart audit.enabled). It runs until SIGTERM; exit 1 when the
+// caches cannot sync or a listener fails.
+func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
+	fs := newFlagSet("audit-reporter", stderr)
+	var (
+		global                   globalFlags
+		client                   auditClientFlags
+		metricsAddr, namespace   string
+		interval                 time.Duration
+		maxNamespaces, maxEvents int64
+	)
+	global.register(fs, "json")
+	client.register(fs)
+	fs.stringVar(&metricsAddr, "metrics-addr", "DYNAMIC_CONFIG_AUDIT_METRICS_ADDR", "0.0.0.0:9094", "plain HTTP listener for /metrics, /healthz, /readyz")
+	fs.stringVar(&namespace, "namespace", "DYNAMIC_CONFIG_AUDIT_NAMESPACE", "", "watch this namespace only (default: every namespace)")
+	fs.durationVar(&interval, "interval", "DYNAMIC_CONFIG_AUDIT_INTERVAL", 30*time.Second, "how often the cached pods are audited and the gauge set")
+	fs.int64Var(&maxNamespaces, "max-namespaces", "DYNAMIC_CONFIG_AUDIT_MAX_NAMESPACES", 50, "the gauge's namespace label values: the namespaces with the most uninjected pods keep their name, the rest are summed under namespace=\"_other\"")
+	fs.int64Var(&maxEvents, "max-events-per-pass", "DYNAMIC_CONFIG_AUDIT_MAX_EVENTS_PER_PASS", 100, "Events posted per pass at most (the rest follow in the next passes); 0 = no Events")
+	logger, code, done := parseArgs(fs, &global, args, stderr)
+	if done {
+		return code
+	}
+	if !allPositive(stderr, "audit-reporter", durationFlag("interval", interval),
+		positiveFlag{"max-namespaces", fmt.Sprint(maxNamespaces), maxNamespaces > 0}) {
+		return exitUsage
+	}
+	if maxEvents < 0 {
+		fmt.Fprintf(stderr, "audit-reporter: --max-events-per-pass is %d: it must not be negative\n", maxEvents)
+		return exitUsage
+	}
+	klog.SetSlogLogger(logger)
+	clients, err := client.clients("dynamic-config-audit-reporter", 20)
+	if err != nil {
+		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
+		return exitUsage
+	}
+	reg := prometheus.NewRegistry()
+	if err := promruntime.Register(reg); err != nil {
+		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
+		return exitUsage
+	}
+	instance, _ := os.Hostname()
+	rep, err := podaudit.NewReporter(podaudit.ReporterConfig{
+		Clients: clients, Configuration: client.configuration, Webhook: client.webhook, Namespace: namespace,
+		Interval: interval, MaxNamespaces: int(maxNamespaces), MaxEventsPerPass: int(maxEvents),
+		Instance: instance, Logger: logger, Registry: reg,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
+		return exitUsage
+	}
+	lis, err := net.Listen("tcp", metricsAddr)
+	if err != nil {
+		fmt.Fprintf(stderr, "audit-reporter: metrics listener: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	srv := &http.Server{Handler: rep.Handler(reg), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	logger.Info("audit reporter started", "metrics_addr", lis.Addr().String(), "webhook_configuration", client.configuration, "interval", interval.String())
+	ran := make(chan error, 1)
+	go func() { ran <- rep.Run(ctx) }()
+	code = exitOK
+	select {
+	case err := <-ran:
+		if err != nil {
+			logger.Error("audit reporter stopped", "error", err)
+			code = exitRefused
+		}
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("metrics listener failed", "error", err)
+			code = exitRefused
+		}
+	}
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	logger.Info("audit reporter stopped")
+	return code
+}
