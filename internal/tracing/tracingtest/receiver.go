@@ -39,6 +39,7 @@ type Receiver struct {
 	mu       sync.Mutex
 	spans    []Span
 	problems []string
+	header   http.Header
 }
 
 // NewReceiver starts a receiver, stopped when the test ends.
@@ -79,6 +80,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
+	r.header = req.Header.Clone()
 	for _, rs := range msg.GetResourceSpans() {
 		service := attrs(rs.GetResource().GetAttributes())["service.name"]
 		for _, ss := range rs.GetScopeSpans() {
@@ -115,6 +117,13 @@ func (r *Receiver) Spans() []Span {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// Header is the last accepted request's header.
+func (r *Receiver) Header() http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.header.Clone()
 }
 
 // Problems are the requests the receiver refused (not OTLP/HTTP).
