@@ -249,3 +249,34 @@ func TestOneTracePerAdmission(t *testing.T) {
 			decision["trace_id"], decision["span_id"], decision["decision_id"], apiServerTraceID, server.SpanID, decisionID)
 	}
 }
+
+// TestServeTracesBothComponentsInOneProcess: serve's front door and decider
+// share one tracer provider; one admission is one trace of both.
+func TestServeTracesBothComponentsInOneProcess(t *testing.T) {
+	receiver := tracingtest.NewReceiver(t)
+	// Cleanups run last-registered first: serve stops (and flushes) before
+	// this check, which runs before the receiver closes.
+	t.Cleanup(func() {
+		names := map[string]bool{}
+		traces := map[string]bool{}
+		for _, s := range receiver.Spans() {
+			if s.Service != "dynamic-config-serve" {
+				t.Errorf("span %q from service %q, want dynamic-config-serve", s.Name, s.Service)
+			}
+			names[s.Name] = true
+			traces[s.TraceID] = true
+		}
+		for _, want := range []string{"POST /mutate", handler.SpanDecide, decideMethod, service.SpanResolve, service.SpanPlan, handler.SpanPatch} {
+			if !names[want] {
+				t.Errorf("no %q span among %v", want, names)
+			}
+		}
+		if len(traces) != 1 {
+			t.Errorf("%d traces, want the one admission's", len(traces))
+		}
+	})
+	addrs := foundationServe(t, "--otlp-endpoint", receiver.URL)
+	if got := foundationPostReview(t, http.DefaultClient, addrs["frontdoor"]); got.Response.Patch == "" {
+		t.Fatalf("want a patched answer, got %+v", got)
+	}
+}
