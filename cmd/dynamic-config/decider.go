@@ -28,6 +28,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // certReloadInterval is how often the decider re-reads its serving pair.
@@ -58,6 +59,7 @@ type deciderFlags struct {
 	classes        classesSetup
 	pprof          bool
 	follow         followFlags
+	tracing        tracingFlags
 }
 
 func (d *deciderFlags) register(fs *flagSet) {
@@ -86,6 +88,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.classes.file, "classes-file", "", "", classesFileHelp)
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_DECIDER_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener")
 	d.follow.register(fs)
+	d.tracing.register(fs)
 }
 
 // runDecider is `dynamic-config decider`: the gRPC decider.
@@ -104,12 +107,18 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !f.valid(fs, stderr) {
+	if !f.valid(fs, stderr) || !f.tracing.valid(stderr, "decider") {
 		return exitUsage
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	tr, err := f.tracing.start(ctx, fs, "dynamic-config-decider", logger)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	defer stopTracing(tr, logger)
 	reg := prometheus.NewRegistry()
 	certMetrics, err := certs.NewMetrics(reg)
 	if err != nil {
@@ -139,6 +148,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		callers:        f.callers,
 		cluster:        f.clusterName,
 		follow:         f.follow.setup(f.maxRequest),
+		tracing:        tr,
 		server: server.Config{
 			TLS:             tlsConfig,
 			TokenFile:       f.authTokenFile,
@@ -236,10 +246,11 @@ type deciderSetup struct {
 	reloadInterval time.Duration
 	addr           string
 	classes        classesSetup
-	callers        string        // the callers file ("" = none)
-	cluster        string        // the decider's own cluster name
-	follow         *followSetup  // nil: a leader (its own installation)
-	server         server.Config // Logger, Metrics, Callers and ClassesSynced are filled in
+	callers        string           // the callers file ("" = none)
+	cluster        string           // the decider's own cluster name
+	follow         *followSetup     // nil: a leader (its own installation)
+	tracing        *tracing.Tracing // nil: off
+	server         server.Config    // Logger, Metrics, Callers, ClassesSynced and Tracing are filled in
 }
 
 // runningDecider is a decider that loaded its installation and listens.
@@ -276,7 +287,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 		}
 	}
 	cfg := setup.server
-	cfg.Logger, cfg.Metrics = setup.logger, m
+	cfg.Logger, cfg.Metrics, cfg.Tracing = setup.logger, m, setup.tracing
 	if setup.follow == nil {
 		var err error
 		inst, err = installationloader.Load(setup.installation)
@@ -322,7 +333,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	if cs != nil {
 		cfg.ClassesSynced = cs.Synced
 	}
-	svc := service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs).LimitAnswers(cfg.MaxMessageBytes)
+	svc := service.New(store, setup.logger, m).WithCluster(setup.cluster).WithClasses(cs).LimitAnswers(cfg.MaxMessageBytes).WithTracing(setup.tracing)
 	if fol != nil {
 		svc.WithFollower(fol)
 	} else {

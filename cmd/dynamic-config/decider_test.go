@@ -73,6 +73,11 @@ func TestDeciderStartRefusals(t *testing.T) {
 			`decider: --cluster-name is "East_1" is not a cluster name`},
 		{"a missing explicit installation document stops the decider", []string{"--plaintext", "--installation", bad + ".missing", "--addr", "127.0.0.1:0", "--metrics-addr", ""},
 			"the installation document does not exist"},
+		{"a sample ratio above 1 is refused", []string{"--plaintext", "--trace-sample-ratio", "1.5"},
+			"decider: --trace-sample-ratio is 1.5: a ratio from 0 to 1"},
+		{"an OTLP endpoint that is not an http or https URL is refused", []string{"--plaintext", "--otlp-endpoint", "collector:4317",
+			"--installation", foundationEmptyFile(t), "--addr", "127.0.0.1:0", "--metrics-addr", ""},
+			`decider: --otlp-endpoint is "collector:4317": an http:// or https:// URL of an OTLP/HTTP receiver`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

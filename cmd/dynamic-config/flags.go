@@ -78,6 +78,12 @@ func (f *flagSet) durationVar(p *time.Duration, name, variable string, value tim
 	f.bind(name, variable, true, "want a duration such as 10s")
 }
 
+// float64Var defines a float64 flag.
+func (f *flagSet) float64Var(p *float64, name, variable string, value float64, usage string) {
+	f.Float64Var(p, name, value, withVariable(usage, variable))
+	f.bind(name, variable, true, "want a number")
+}
+
 // int64Var defines an int64 flag.
 func (f *flagSet) int64Var(p *int64, name, variable string, value int64, usage string) {
 	f.Int64Var(p, name, value, withVariable(usage, variable))

@@ -167,6 +167,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"follower-id", "DYNAMIC_CONFIG_DECIDER_FOLLOWER_ID", ""},
 			row{"state-dir", "DYNAMIC_CONFIG_DECIDER_STATE_DIR", ""},
 			row{"max-stale", "DYNAMIC_CONFIG_DECIDER_MAX_STALE", "0s"},
+			// tracing (issue 21, docs/spec-changes.md, docs/tracing.md)
+			row{"otlp-endpoint", "DYNAMIC_CONFIG_OTLP_ENDPOINT", ""},
+			row{"trace-sample-ratio", "DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO", "1"},
 		)},
 		{"frontdoor", func(fs *flagSet) { new(frontdoorFlags).register(fs) }, append(global("json"),
 			row{"addr", "DYNAMIC_CONFIG_WEBHOOK_ADDR", "0.0.0.0:8443"},
@@ -209,6 +212,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"self-rotate-client-secret", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_SECRET", ""},
 			row{"self-rotate-client-name", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_CLIENT_NAME", "dynamic-config-frontdoor-client"},
 			row{"self-rotate-handover", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER", "5m0s"},
+			// tracing (issue 21, docs/spec-changes.md, docs/tracing.md)
+			row{"otlp-endpoint", "DYNAMIC_CONFIG_OTLP_ENDPOINT", ""},
+			row{"trace-sample-ratio", "DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO", "1"},
 		)},
 		{"serve", func(fs *flagSet) { new(serveFlags).register(fs) }, append(global("text"),
 			row{"addr", "", "127.0.0.1:8080"},
@@ -226,6 +232,9 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
 			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "", "false"},
+			// tracing (issue 21, docs/spec-changes.md, docs/tracing.md)
+			row{"otlp-endpoint", "DYNAMIC_CONFIG_OTLP_ENDPOINT", ""},
+			row{"trace-sample-ratio", "DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO", "1"},
 		)},
 	}
 	for _, table := range tables {

@@ -48,6 +48,7 @@ type frontdoorFlags struct {
 	drainDelay             time.Duration
 	pprof                  bool
 	selfRotate             selfRotateFlags
+	tracing                tracingFlags
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -72,6 +73,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.durationVar(&d.drainDelay, "drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", httpserver.DefaultDrainDelay, "on SIGTERM: keep answering this long with /readyz 503 and Connection: close before the shutdown; 0 = none")
 	fs.boolVar(&d.pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 	d.selfRotate.register(fs)
+	d.tracing.register(fs)
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -90,12 +92,18 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if refuseInstallationVariables(stderr) || !f.valid(stderr) {
+	if refuseInstallationVariables(stderr) || !f.valid(stderr) || !f.tracing.valid(stderr, "frontdoor") {
 		return exitUsage
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	tr, err := f.tracing.start(ctx, set, "dynamic-config-frontdoor", logger)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	defer stopTracing(tr, logger)
 	reg := prometheus.NewRegistry()
 	m := fmetrics.NewFrontdoor(reg)
 	if err := promruntime.Register(reg); err != nil {
@@ -112,7 +120,9 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err.Error())
 		return exitUsage
 	}
-	dc, err := client.New(f.clientConfig())
+	ccfg := f.clientConfig()
+	ccfg.Tracing = tr
+	dc, err := client.New(ccfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return exitUsage
@@ -132,6 +142,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 			MaxRequestBytes:        f.maxRequestBytes,
 			Logger:                 logger,
 			Metrics:                m,
+			Tracing:                tr,
 		}),
 		Certs:         pair,
 		ClientCAs:     clientCAs,

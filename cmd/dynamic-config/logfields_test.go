@@ -35,12 +35,14 @@ var logFieldTypes = map[string]map[string]string{
 		"namespace": "string", "name": "string", "operation": "string", "dry_run": "bool", "outcome": "string",
 		"reason": "string", "check": "string", "decision_id": "string", "revision": "string",
 		"duration_ms": "number", "rpc_ms": "number", "patch_ops": "number", "warnings": "number",
+		"trace_id": "string", "span_id": "string",
 	},
 	"decision": {
 		"time": "string", "level": "string", "msg": "string", "decision_id": "string", "purpose": "string",
 		"namespace": "string", "name": "string", "kind": "string", "outcome": "string", "skip_reason": "string",
 		"reason": "string", "check": "string", "key": "string", "render": "string", "stores": "array",
 		"revision": "string", "cluster": "string", "caller": "string", "duration_us": "number",
+		"trace_id": "string", "span_id": "string",
 	},
 	"grpc call": {
 		"time": "string", "level": "string", "msg": "string", "grpc_service": "string", "grpc_method": "string",

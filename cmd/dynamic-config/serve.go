@@ -52,6 +52,7 @@ type serveFlags struct {
 	onDeciderErrorValidate string
 	classesFile            string
 	pprof                  bool
+	tracing                tracingFlags
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -73,6 +74,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.completeValues("on-decider-error", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.completeValues("on-decider-error-validate", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
+	s.tracing.register(fs)
 }
 
 // runServe is `dynamic-config serve`: decider and front door in one process
@@ -92,7 +94,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !f.valid(stderr) {
+	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
@@ -111,6 +113,12 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	defer cleanup()
 	tokenFile, _ := lookupEnvVar("DYNAMIC_CONFIG_DECIDER_TOKEN_FILE")
+	tr, err := f.tracing.start(ctx, set, "dynamic-config-serve", logger)
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return exitUsage
+	}
+	defer stopTracing(tr, logger)
 
 	reg := prometheus.NewRegistry()
 	d, err := startDecider(ctx, deciderSetup{
@@ -120,6 +128,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		reloadInterval: f.reloadInterval,
 		addr:           f.deciderAddr,
 		classes:        classesSetup{file: f.classesFile},
+		tracing:        tr,
 		server:         server.Config{TokenFile: tokenFile, Reflection: true, MaxMessageBytes: budget},
 	})
 	if err != nil {
@@ -128,7 +137,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	defer d.shutdown(serveShutdownGrace)
 
-	fd, err := f.startFrontdoor(ctx, d, reg, logger, certFile, keyFile, tokenFile, budget)
+	fd, err := f.startFrontdoor(ctx, d, reg, logger, tr, certFile, keyFile, tokenFile, budget)
 	if err != nil {
 		fmt.Fprintln(stderr, err.Error())
 		return exitUsage

@@ -20,6 +20,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // servingFrontdoor is serve's front door: its HTTP server, listener, serving
@@ -33,7 +34,7 @@ type servingFrontdoor struct {
 
 // startFrontdoor builds the front door in front of d and binds its listener.
 func (s *serveFlags) startFrontdoor(ctx context.Context, d *runningDecider, reg *prometheus.Registry, logger *slog.Logger,
-	certFile, keyFile, tokenFile string, budget int) (*servingFrontdoor, error) {
+	tr *tracing.Tracing, certFile, keyFile, tokenFile string, budget int) (*servingFrontdoor, error) {
 	m := fmetrics.NewFrontdoor(reg)
 	fd := &servingFrontdoor{}
 	if certFile != "" {
@@ -57,7 +58,7 @@ func (s *serveFlags) startFrontdoor(ctx context.Context, d *runningDecider, reg 
 			return nil, errors.New("serve: " + err.Error())
 		}
 	}
-	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget})
+	dc, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget, Tracing: tr})
 	if err != nil {
 		return nil, errors.New("serve: " + err.Error())
 	}
@@ -70,6 +71,7 @@ func (s *serveFlags) startFrontdoor(ctx context.Context, d *runningDecider, reg 
 			MaxRequestBytes:        s.maxRequestBytes,
 			Logger:                 logger,
 			Metrics:                m,
+			Tracing:                tr,
 		}),
 		Certs:         fd.pair,
 		ClientCAs:     clientCAs,

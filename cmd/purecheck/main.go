@@ -39,11 +39,13 @@ var deniedStd = []string{
 var deniedModules = []string{
 	"google.golang.org/grpc",
 	"github.com/fsnotify/fsnotify",
+	// tracing is decider/service's, around the core's two stages (issue 21)
+	"go.opentelemetry.io",
 }
 
 // deniedInModule are the module's own packages that parse or carry the wire
 // (relative to the module path).
-var deniedInModule = []string{"decider/docparse", "gen"}
+var deniedInModule = []string{"decider/docparse", "gen", "internal/tracing"}
 
 func main() { os.Exit(run(os.Stdout, os.Stderr)) }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // flowWindow is the fixed HTTP/2 flow-control window of each stream and
@@ -95,6 +96,10 @@ type Config struct {
 	// Serving, when set, must also hold for SERVING and /readyz: on a
 	// follower, not past --max-stale (spec 09 §3).
 	Serving func() bool
+	// Tracing, when on, continues the caller's trace in a server span per
+	// call (otelgrpc; health checks, reflection and follower streams left
+	// out). nil = off: no stats handler at all.
+	Tracing *tracing.Tracing
 }
 
 // Server is the decider's gRPC server.
@@ -177,6 +182,9 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+	}
+	if h := cfg.Tracing.ServerHandler(); h != nil {
+		opts = append(opts, grpc.StatsHandler(h))
 	}
 
 	s := &Server{

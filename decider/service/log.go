@@ -30,9 +30,10 @@ var (
 	}
 )
 
-// logDecision writes the one "decision" line of spec 07 §4. It never logs a
+// logDecision writes the one "decision" line of spec 07 §4, with the call's
+// trace and span ids when tracing is on ("" when off). It never logs a
 // value or a message: keys, check ids, slugs, store names and counts only.
-func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration, follower Follower) {
+func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration, follower Follower, traceID, spanID string) {
 	if !logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
@@ -70,6 +71,9 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 		slog.String("cluster", d.Cluster),
 		slog.String("caller", d.Caller),
 		slog.Int64("duration_us", elapsed.Microseconds()),
+		// the call's trace (tracing on; "" off): the admission line's trace_id
+		slog.String("trace_id", traceID),
+		slog.String("span_id", spanID),
 	}
 	if d.ClassesRevision != "" { // the decision consulted classes (spec 08 §2)
 		attrs = append(attrs, slog.String("classes_revision", d.ClassesRevision))

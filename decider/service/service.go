@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
@@ -20,6 +21,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // Service implements deciderv1.DeciderServiceServer.
@@ -41,6 +43,8 @@ type Service struct {
 	follower Follower
 	// maxAnswer bounds an answer's encoded size (0 = unbounded); see LimitAnswers.
 	maxAnswer int
+	// tracing times the resolver's two stages (WithTracing; nil = off).
+	tracing *tracing.Tracing
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)
@@ -58,6 +62,14 @@ func New(store *installationloader.Store, logger *slog.Logger, m *metrics.Decide
 // holds no set yet (the watch's first sync), Decide answers Unavailable.
 func (s *Service) WithClasses(cs *classes.Store) *Service {
 	s.classes = cs
+	return s
+}
+
+// WithTracing gives every Decide its resolve and plan spans, children of
+// the call's server span (the server's otelgrpc stats handler), and the
+// call's attributes (outcome, revision, decision id). nil = off. It returns s.
+func (s *Service) WithTracing(t *tracing.Tracing) *Service {
+	s.tracing = t
 	return s
 }
 
@@ -101,11 +113,16 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
 		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
 	}
-	decide := s.decide
-	if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
-		decide = s.decidePlan
+	var d decision.Decision
+	if s.tracing == nil {
+		decide := s.decide
+		if req.GetView() == deciderv1.DecisionView_DECISION_VIEW_PLAN {
+			decide = s.decidePlan
+		}
+		d = decide(inst, cls, facts)
+	} else {
+		d = s.decideTraced(ctx, inst, cls, facts, req.GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN)
 	}
-	d := decide(inst, cls, facts)
 	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
@@ -140,8 +157,57 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	elapsed := time.Since(start)
 	s.metrics.Decided(facts.Purpose, &d, elapsed)
 	s.metrics.CallerDecided(caller, &d)
-	logDecision(ctx, s.logger, facts, &d, elapsed, s.follower)
+	var traceID, spanID string
+	if s.tracing != nil {
+		s.traced(ctx, facts, &d)
+		traceID, spanID = tracing.IDs(ctx)
+	}
+	logDecision(ctx, s.logger, facts, &d, elapsed, s.follower, traceID, spanID)
 	return resp, nil
+}
+
+// decideTraced is the resolver in its two stages, each in its span: resolve
+// (the evaluation order, or the whole validating path) and plan (B61–B62,
+// only when the decision gets that far).
+func (s *Service) decideTraced(ctx context.Context, inst *installation.Installation, cls *classes.Set, facts *decision.Facts, withValues bool) decision.Decision {
+	_, span := s.tracing.Start(ctx, SpanResolve)
+	staged := resolve.Resolve(inst, cls, facts, withValues)
+	span.End()
+	if !staged.NeedsPlan() {
+		return staged.Plan()
+	}
+	_, span = s.tracing.Start(ctx, SpanPlan)
+	d := staged.Plan()
+	span.End()
+	return d
+}
+
+// Span names of the decider's own spans (docs/tracing.md).
+const (
+	SpanResolve = "resolve"
+	SpanPlan    = "plan"
+)
+
+// traced sets the decision's attributes on the call's server span: ids,
+// slugs and names only, never a value or a message.
+func (s *Service) traced(ctx context.Context, f *decision.Facts, d *decision.Decision) {
+	span := tracing.FromContext(ctx)
+	if !span.Recording() {
+		return
+	}
+	var reason, check string
+	if len(d.Refusals) > 0 {
+		reason, check = d.Refusals[0].Slug, d.Refusals[0].Check
+	}
+	span.SetAttributes(
+		attribute.String(tracing.AttrDecisionID, d.DecisionID),
+		attribute.String(tracing.AttrPurpose, purposeNames[f.Purpose]),
+		attribute.String(tracing.AttrOutcome, outcomeNames[d.Outcome]),
+		attribute.String(tracing.AttrReason, reason),
+		attribute.String(tracing.AttrCheck, check),
+		attribute.String(tracing.AttrRevision, d.InstallationRevision),
+		attribute.String(tracing.AttrCluster, d.Cluster),
+	)
 }
 
 // GetInstallation returns the effective installation and the last reload (spec 06 §5).

@@ -223,7 +223,7 @@ func TestDecideAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []string{"decision_id", "purpose", "namespace", "name", "kind", "outcome", "skip_reason", "reason",
-			"check", "key", "render", "stores", "revision", "cluster", "caller", "duration_us", "time", "level", "msg"}
+			"check", "key", "render", "stores", "revision", "cluster", "caller", "duration_us", "trace_id", "span_id", "time", "level", "msg"}
 		if len(entry) != len(want) {
 			t.Errorf("log line has %d fields, want %d: %s", len(entry), len(want), lines[0])
 		}

@@ -21,6 +21,7 @@ import (
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // serviceConfig spreads calls over every address the resolver returns (the
@@ -82,6 +83,10 @@ type Config struct {
 	// WaitForFiles lets CAFile and the client pair be missing at New: the
 	// handshakes fail until they appear (tls.mode selfRotate issues them).
 	WaitForFiles bool
+	// Tracing, when on, sends the admission's trace context with every call
+	// and times each attempt in a client span (otelgrpc; health checks left
+	// out). nil = off: no stats handler at all.
+	Tracing *tracing.Tracing
 }
 
 // Client is a connection to the decider.
@@ -111,6 +116,9 @@ func New(cfg Config) (*Client, error) {
 	}, wanOptions()...)
 	if cfg.Resolver != nil {
 		opts = append(opts, grpc.WithResolvers(cfg.Resolver))
+	}
+	if h := cfg.Tracing.ClientHandler(); h != nil {
+		opts = append(opts, grpc.WithStatsHandler(h))
 	}
 
 	loopback := isLoopbackTarget(cfg.Target)

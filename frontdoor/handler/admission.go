@@ -9,6 +9,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // admission is one review being answered, and its record.
@@ -19,6 +20,8 @@ type admission struct {
 	start   time.Time
 	facts   *deciderv1.PodFacts
 	rec     record
+	// span is the review's server span (the zero Span: tracing off).
+	span tracing.Span
 }
 
 // answer runs the path's steps (spec 01 §8.1 A-steps, §8.2 V-steps, 07 §3.2)
@@ -51,7 +54,9 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	// The object is decoded once: its annotations answer A3 when it
 	// decodes; when it does not, the lenient read of the annotations alone
 	// decides between A3 (allowed) and malformed, as A3 comes first.
+	_, span := a.h.tracing.Start(ctx, SpanFacts)
 	obj, err := facts.Decode(a.req, kind, a.req.Object)
+	span.End()
 	if err != nil {
 		if !facts.HasPrefixedAnnotation(a.req.Object) { // A3
 			return a.withoutRPC()
@@ -66,7 +71,7 @@ func (a *admission) mutate(ctx context.Context) *review.Response {
 	if f != nil {
 		return a.failedOrTooLarge(f)
 	}
-	return a.decided(d, obj)
+	return a.decided(ctx, d, obj)
 }
 
 func (a *admission) validate(ctx context.Context) *review.Response {
@@ -78,8 +83,10 @@ func (a *admission) validate(ctx context.Context) *review.Response {
 		return a.withoutRPC()
 	}
 	a.rec.kind = kind.Name
+	_, span := a.h.tracing.Start(ctx, SpanFacts)
 	obj, err := facts.Decode(a.req, kind, a.req.Object)
 	if err != nil {
+		span.End()
 		return a.malformed(err)
 	}
 	a.routed(obj)
@@ -87,14 +94,16 @@ func (a *admission) validate(ctx context.Context) *review.Response {
 		// An oldObject that does not decode is not a reason to deny: the
 		// decider judges the new object.
 		if old, err := facts.Decode(a.req, kind, a.req.OldObject); err == nil && facts.EnvUnchanged(obj, old) {
+			span.End()
 			return a.withoutRPC()
 		}
 	}
+	span.End()
 	d, f := a.decide(ctx, deciderv1.Purpose_PURPOSE_VALIDATE)
 	if f != nil {
 		return a.failedOrTooLarge(f)
 	}
-	return a.decided(d, obj)
+	return a.decided(ctx, d, obj)
 }
 
 func (a *admission) routed(obj *facts.Object) {

@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // constantDecider answers every Decide in process, without gRPC, so the
@@ -56,4 +58,32 @@ func BenchmarkMutateInjectCommandRewrite(b *testing.B) {
 	d.Plan.CommandRewrite = &deciderv1.CommandRewrite{ContainerIndex: 0, ContainerName: "app",
 		Command: []string{"/bin/sh", "-c", "exec \"$@\"", "dynamic-config-env"}}
 	benchmarkReview(b, example1Pod, d)
+}
+
+// discardExporter drops every span (the on-cost of tracing without a network).
+type discardExporter struct{}
+
+func (discardExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardExporter) Shutdown(context.Context) error                             { return nil }
+
+// BenchmarkMutateInjectTracingOn is BenchmarkMutateInject with tracing on
+// (every span sampled, exported to nowhere): what the spans cost when on.
+// Off, BenchmarkMutateInject is the figure: tracing off adds nothing.
+func BenchmarkMutateInjectTracingOn(b *testing.B) {
+	tr, err := tracing.New(context.Background(), tracing.Config{Exporter: discardExporter{}, SampleRatio: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: injectDecision()}}, Tracing: tr})
+	body := requestReview(b, podRequest("bench", example1Pod))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, PathMutate, bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Body.String())
+		}
+	}
 }

@@ -22,6 +22,7 @@ import (
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // Defaults of the flags the handler honours (spec 07 §1.2).
@@ -67,6 +68,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics records the front door metrics (nil = none).
 	Metrics *metrics.Frontdoor
+	// Tracing, when on, gives every review a server span (continuing the
+	// API server's traceparent) with decode, facts, decide and patch
+	// children (docs/tracing.md). nil = off: no span, no context wrapping.
+	Tracing *tracing.Tracing
 }
 
 // handler serves both paths.
@@ -78,6 +83,7 @@ type handler struct {
 	maxRequestBytes int64
 	log             *slog.Logger
 	metrics         *metrics.Frontdoor
+	tracing         *tracing.Tracing
 }
 
 // New returns the handler for /mutate and /validate; other paths answer 404.
@@ -89,6 +95,7 @@ func New(cfg Config) http.Handler {
 		maxRequestBytes: cfg.MaxRequestBytes,
 		log:             cfg.Logger,
 		metrics:         cfg.Metrics,
+		tracing:         cfg.Tracing,
 	}
 	if h.timeout <= 0 {
 		h.timeout = DefaultTimeout
@@ -109,10 +116,10 @@ func New(cfg Config) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc(PathMutate, func(w http.ResponseWriter, r *http.Request) {
-		h.serve(w, r, metrics.WebhookMutate)
+		h.serve(w, r, metrics.WebhookMutate, spanMutate)
 	})
 	mux.HandleFunc(PathValidate, func(w http.ResponseWriter, r *http.Request) {
-		h.serve(w, r, metrics.WebhookValidate)
+		h.serve(w, r, metrics.WebhookValidate, spanValidate)
 	})
 	return mux
 }
@@ -124,9 +131,22 @@ const (
 	bodyTooLarge         = "request body too large"
 )
 
-// serve reads one review and answers it.
-func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) {
+// Span names of the front door (docs/tracing.md): the review's server span
+// and its children.
+const (
+	spanMutate   = "POST " + PathMutate
+	spanValidate = "POST " + PathValidate
+	SpanDecode   = "decode"
+	SpanFacts    = "facts"
+	SpanDecide   = "decide"
+	SpanPatch    = "patch"
+)
+
+// serve reads one review and answers it; spanName names its server span.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook, spanName string) {
 	start := time.Now()
+	ctx, span := h.tracing.StartServer(r.Context(), r.Header, spanName)
+	defer span.End()
 	var a *admission
 	defer func() {
 		rec := recover()
@@ -146,8 +166,11 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 		// After decoding, the review is answered as an unusable decision.
 		writeAnswer(w, a.recovered(detailInternal))
 	}()
+	_, decode := h.tracing.Start(ctx, SpanDecode)
 	req, status, msg := h.read(w, r)
+	decode.End()
 	if req == nil {
+		span.Fail("review not readable")
 		h.log.Warn("review not readable", "webhook", webhook, "status", status, "error", redact.URL(msg))
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -155,8 +178,14 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request, webhook string) 
 		_, _ = io.WriteString(w, msg) // a client that went away has nothing left to tell
 		return
 	}
-	a = &admission{h: h, webhook: webhook, req: req, start: start}
-	writeAnswer(w, a.answer(r.Context()))
+	a = &admission{h: h, webhook: webhook, req: req, start: start, span: span}
+	if span.Recording() {
+		a.rec.traceID, a.rec.spanID = span.IDs()
+	} else {
+		// Tracing off: the API server's trace, when it sent a traceparent.
+		a.rec.traceID = tracing.HeaderTraceID(r.Header)
+	}
+	writeAnswer(w, a.answer(ctx))
 }
 
 func writeAnswer(w http.ResponseWriter, resp *review.Response) {

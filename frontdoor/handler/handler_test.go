@@ -199,7 +199,7 @@ func TestMutateInject(t *testing.T) {
 			t.Fatalf("log %q: %v", logs.String(), err)
 		}
 		want := []string{"time", "level", "msg", "webhook", "uid", "kind", "namespace", "name", "operation", "dry_run",
-			"outcome", "reason", "check", "decision_id", "revision", "duration_ms", "rpc_ms", "patch_ops", "warnings"}
+			"outcome", "reason", "check", "decision_id", "revision", "duration_ms", "rpc_ms", "patch_ops", "warnings", "trace_id", "span_id"}
 		if len(line) != len(want) {
 			t.Fatalf("log fields %v", line)
 		}

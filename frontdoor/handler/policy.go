@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -22,6 +23,7 @@ import (
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // failure is the reason no usable decision was obtained.
@@ -58,6 +60,8 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 			limit = max(left, 0)
 		}
 	}
+	ctx, span := a.h.tracing.Start(ctx, SpanDecide)
+	defer span.End()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	t0 := time.Now()
@@ -74,6 +78,7 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 		return nil, &failure{oversized: status.Convert(err).Message()}
 	}
 	if err != nil {
+		span.Fail(code.String())
 		detail := status.Convert(err).Message()
 		if code == codes.DeadlineExceeded {
 			// The bound that applied: --decider-timeout, or what was left of
@@ -83,7 +88,13 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 		return nil, &failure{code: code.String(), detail: detail}
 	}
 	d := resp.GetDecision()
+	if span.Recording() {
+		span.SetAttributes(
+			attribute.String(tracing.AttrDecisionID, d.GetDecisionId()),
+			attribute.String(tracing.AttrRevision, d.GetInstallationRevision()))
+	}
 	if problem := unusable(d, a.webhook); problem != "" {
+		span.Fail(unusableAnswer)
 		return nil, &failure{detail: problem}
 	}
 	return d, nil
@@ -123,18 +134,25 @@ func unusable(d *deciderv1.Decision, webhook string) string {
 
 // decided answers a usable decision: an inject's patch is built here, and a
 // plan that does not fit the pod is an unusable answer (spec 04 §5).
-func (a *admission) decided(d *deciderv1.Decision, obj *facts.Object) *review.Response {
+func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *facts.Object) *review.Response {
 	a.rec.decisionID, a.rec.revision = d.GetDecisionId(), d.GetInstallationRevision()
 	a.h.metrics.RevisionAnswered(a.rec.revision)
 	var p *patch.Patch
 	if d.GetOutcome() == deciderv1.Outcome_OUTCOME_INJECT {
+		_, span := a.h.tracing.Start(ctx, SpanPatch)
 		target, err := patch.TargetFor(d.GetPlan(), obj.Pod, a.req.Object)
 		if err == nil {
 			p, err = patch.Build(d.GetPlan(), target)
 		}
 		if err != nil {
+			span.Fail(unusableAnswer)
+			span.End()
 			return a.failed(&failure{detail: err.Error()})
 		}
+		if span.Recording() {
+			span.SetAttributes(attribute.Int(tracing.AttrPatchOps, len(p.Ops)))
+		}
+		span.End()
 	}
 	v := fromDecision(a.req.UID, d, p)
 	if p != nil {

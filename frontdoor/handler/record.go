@@ -5,7 +5,11 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
 // record is what an admission's one log line says (spec 07 §4): keys,
@@ -23,6 +27,9 @@ type record struct {
 	revision   string
 	rpc        time.Duration
 	patchOps   int
+	// traceID and spanID are the review's server span's (tracing on); off,
+	// traceID is the API server's traceparent's, when it sent one.
+	traceID, spanID string
 	// extra are the failure's own fields (grpc_code, detail, cluster).
 	extra []slog.Attr
 }
@@ -33,11 +40,14 @@ func (a *admission) finish(resp *review.Response) {
 	r := &a.rec
 	elapsed := time.Since(a.start)
 	a.h.metrics.Admission(a.webhook, r.outcome, elapsed)
+	if a.span.Recording() {
+		a.traced()
+	}
 	ctx := context.Background()
 	if !a.h.log.Enabled(ctx, r.level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 16+len(r.extra))
+	attrs := make([]slog.Attr, 0, 18+len(r.extra))
 	attrs = append(attrs,
 		slog.String("webhook", a.webhook),
 		slog.String("uid", a.req.UID),
@@ -55,8 +65,32 @@ func (a *admission) finish(resp *review.Response) {
 		slog.Float64("rpc_ms", millis(r.rpc)),
 		slog.Int("patch_ops", r.patchOps),
 		slog.Int("warnings", len(resp.Warnings)),
+		slog.String("trace_id", r.traceID),
+		slog.String("span_id", r.spanID),
 	)
 	a.h.log.LogAttrs(ctx, r.level, "admission", append(attrs, r.extra...)...)
+}
+
+// traced sets the admission's attributes on its server span: ids, slugs,
+// names and counts only — never an annotation value or a message.
+func (a *admission) traced() {
+	r := &a.rec
+	a.span.SetAttributes(
+		attribute.String(tracing.AttrWebhook, a.webhook),
+		attribute.String(tracing.AttrUID, a.req.UID),
+		attribute.String(tracing.AttrKind, r.kind),
+		attribute.String(tracing.AttrNamespace, r.namespace),
+		attribute.String(tracing.AttrOperation, a.req.Operation),
+		attribute.String(tracing.AttrOutcome, r.outcome),
+		attribute.String(tracing.AttrReason, r.reason),
+		attribute.String(tracing.AttrCheck, r.check),
+		attribute.String(tracing.AttrDecisionID, r.decisionID),
+		attribute.String(tracing.AttrRevision, r.revision),
+		attribute.Int(tracing.AttrPatchOps, r.patchOps),
+	)
+	if r.outcome == metrics.OutcomeDeciderErrorDenied || r.outcome == metrics.OutcomeDeciderErrorAllowed {
+		a.span.Fail(r.outcome)
+	}
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -44,6 +44,8 @@ frontdoor:
   decider-token-file: {env: DYNAMIC_CONFIG_DECIDER_TOKEN_FILE, use: frontdoor.remote.tokenSecret or decider.auth.token}
   decider-plaintext: {env: DYNAMIC_CONFIG_DECIDER_PLAINTEXT, use: decider.auth (the chart always speaks TLS to the decider)}
   client-ca: {env: DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA, use: frontdoor.clientCA}
+  otlp-endpoint: {env: DYNAMIC_CONFIG_OTLP_ENDPOINT, use: tracing.endpoint}
+  trace-sample-ratio: {env: DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO, use: tracing.sampleRatio}
 decider:
   addr: {env: DYNAMIC_CONFIG_DECIDER_ADDR, use: decider.port}
   metrics-addr: {env: DYNAMIC_CONFIG_DECIDER_METRICS_ADDR, use: decider.metrics.port}
@@ -60,6 +62,8 @@ decider:
   installation: {env: DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE, use: agent.* and webhook.* (the installation ConfigMap)}
   classes: {env: DYNAMIC_CONFIG_WEBHOOK_CLASSES, use: webhook.classes.enabled}
   classes-file: {env: "", use: webhook.classes.enabled}
+  otlp-endpoint: {env: DYNAMIC_CONFIG_OTLP_ENDPOINT, use: tracing.endpoint}
+  trace-sample-ratio: {env: DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO, use: tracing.sampleRatio}
 checkInstallation:
   installation: {env: DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE, use: agent.* and webhook.* (the installation ConfigMap)}
 audit:

@@ -39,6 +39,10 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- $problems = append $problems "webhook.certManager.issuerRef.name is required when tls.mode is certManager" -}}
 {{- end -}}
 
+{{- if and $v.tracing.enabled (not $v.tracing.endpoint) -}}
+{{- $problems = append $problems "tracing.endpoint is required when tracing.enabled is true: the URL of an OTLP/HTTP receiver, such as http://otel-collector.observability:4318" -}}
+{{- end -}}
+
 {{- /* string-typed installation values that YAML may have read as numbers: a file mode (0640 is
 read as 416) and memory quantities (64 would be 64 bytes). Watch seconds and CPU quantities take a
 whole number as well: there it is unambiguous. */ -}}

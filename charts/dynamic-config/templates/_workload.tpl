@@ -7,7 +7,7 @@ Call with a dict:
   root, component         the root context and the component name
   args                    list of container args (<component>.extraArgs follow)
   env                     YAML list of the chart's env entries (rendered first; then the
-                          logging variables, then the cascade's env with <component>.extraEnv
+                          logging (and, on the decider and the front door, tracing) variables, then the cascade's env with <component>.extraEnv
                           over it)
   ports, probes           YAML (container ports list; probe fields), optional
   volumes, volumeMounts   YAML lists of the chart's own volumes and mounts
@@ -93,6 +93,12 @@ spec:
           value: {{ $root.Values.logging.level | quote }}
         - name: DYNAMIC_CONFIG_LOG_FORMAT
           value: {{ $root.Values.logging.format | quote }}
+        {{- if and $root.Values.tracing.enabled (has $component (list "decider" "frontdoor")) }}
+        - name: DYNAMIC_CONFIG_OTLP_ENDPOINT
+          value: {{ $root.Values.tracing.endpoint | quote }}
+        - name: DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO
+          value: {{ $root.Values.tracing.sampleRatio | toString | quote }}
+        {{- end }}
         {{- if dig "limits" "memory" "" ($c.resources | default dict) }}
         {{- /* The binary holds its heap to 90 % of this (GOMEMLIMIT unset; issue 23). */}}
         - name: DYNAMIC_CONFIG_MEMORY_LIMIT

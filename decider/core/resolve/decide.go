@@ -56,6 +56,42 @@ func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f 
 // decide routes a request to its path; withValues says whether the renders
 // of the mutating path carry their values (the FULL view) or not (PLAN).
 func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
+	return Resolve(inst, cls, f, withValues).Plan()
+}
+
+// resolveSteps walks the evaluation order up to the plan (B1–B60); ok says
+// the decision is final there (a refusal or a skip).
+func (s *state) resolveSteps(d decision.Decision) (decision.Decision, bool) {
+	for _, st := range steps {
+		if st.do != nil {
+			st.do(s)
+		}
+		if st.run != nil {
+			if ref := st.run(s); ref != nil {
+				return refused(s.stamp(d), ref), true
+			}
+		}
+		if st.skip != nil {
+			if why := st.skip(s); why != decision.SkipUnspecified {
+				return skip(s.stamp(d), why), true
+			}
+		}
+	}
+	return d, false
+}
+
+// Staged is one decision taken in its two stages, for a caller that times
+// them (decider/service's resolve and plan spans): Resolve walks the
+// evaluation order up to the plan, Plan builds it. Decide is both at once.
+type Staged struct {
+	d decision.Decision
+	s *state // nil: the decision was final after Resolve
+}
+
+// Resolve is the first stage of DecideWithClasses (withValues) or
+// DecidePlanWithClasses: the validating path whole, or the mutating path's
+// evaluation order B1–B60.
+func Resolve(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) Staged {
 	if inst == nil {
 		inst = installation.Empty()
 	}
@@ -63,33 +99,30 @@ func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts
 		f = &decision.Facts{}
 	}
 	if f.Purpose == decision.PurposeValidate {
-		return envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)
+		return Staged{d: envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)}
 	}
-	return mutate(inst, cls, f, withValues)
-}
-
-// mutate is the mutating path; withValues says whether the renders carry
-// their values.
-func mutate(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
 	d := decision.New(inst.Revision)
 	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
-	for _, st := range steps {
-		if st.do != nil {
-			st.do(s)
-		}
-		if st.run != nil {
-			if ref := st.run(s); ref != nil {
-				return refused(s.stamp(d), ref)
-			}
-		}
-		if st.skip != nil {
-			if why := st.skip(s); why != decision.SkipUnspecified {
-				return skip(s.stamp(d), why)
-			}
-		}
+	if done, ok := s.resolveSteps(d); ok {
+		return Staged{d: done}
 	}
+	return Staged{d: d, s: s}
+}
 
-	// B61–B62: build the plan, check it against the pod, inject.
+// NeedsPlan reports whether the decision still has its plan stage (B61–B62).
+func (st Staged) NeedsPlan() bool { return st.s != nil }
+
+// Plan is the second stage: it builds the plan when the decision needs one
+// and returns the decision.
+func (st Staged) Plan() decision.Decision {
+	if st.s == nil {
+		return st.d
+	}
+	return st.s.plan(st.d)
+}
+
+// plan is B61–B62: build the plan, check it against the pod, inject.
+func (s *state) plan(d decision.Decision) decision.Decision {
 	in := s.planInput()
 	p := buildPlan(in)
 	if ref := conflicts(s, p); ref != nil {
