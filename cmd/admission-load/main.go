@@ -8,7 +8,13 @@
 //     real processes talking gRPC over loopback (the cluster's shape);
 //   - serve: `dynamic-config serve`, both in one process;
 //   - grpc-floor: a no-op unary gRPC call (the health service's Check) to a
-//     child, so the price of a gRPC hop on this machine is known.
+//     child, so the price of a gRPC hop on this machine is known;
+//   - decide-plan: resolve.DecidePlan in this process over the corpus pods
+//     that reach the decider, the resolver without any transport.
+//
+// floor + grpc-floor + decide-plan is the limit of the two-process shape
+// (issue 25): the report gives every figure as a ratio to the floor and the
+// two-process and serve CPU and p50 as ratios to that limit.
 //
 // Every HTTPS target is driven by the same closed-loop keep-alive generator
 // at each concurrency over the same corpus (corpus.go), every answer is
@@ -90,7 +96,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "--log-level of the dynamic-config processes (info is the production default)")
 	fs.StringVar(&o.profileDir, "profile", "", "with --pprof on the servers, write CPU and allocation profiles of each process under load (c=8) into DIR")
 	fs.BoolVar(&o.smoke, "smoke", false, "a few seconds in all: c=1,8, short cells; fails only on errors (CI)")
-	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target of issue 11 is missed, not only on errors")
+	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target (issue 11's against the floor, issue 25's against the shape limit) is missed, not only on errors")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -133,9 +139,13 @@ type target struct {
 	children []*child
 	url      string // https://addr for the HTTPS targets
 	grpcAddr string // for the gRPC floor
+	local    call   // for the in-process decide-plan cell
 }
 
 func (t *target) cpu() float64 {
+	if t.local != nil {
+		return selfCPU()
+	}
 	var sum float64
 	for _, c := range t.children {
 		if s, err := cpuSeconds(c.cmd.Process.Pid); err == nil {
@@ -219,6 +229,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			var do call
 			var done func()
 			switch {
+			case t.local != nil:
+				do, done = t.local, func() {}
 			case t.grpcAddr != "":
 				caller, conn, err := grpcCaller(t.grpcAddr)
 				if err != nil {
@@ -248,7 +260,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "load average after: %s\n\n", loadAverage())
 	errors := report(stdout, cells)
+	reportShapeLimit(stdout, cells)
 	missed := checkTargets(stdout, cells)
+	missed = checkShapeTargets(stdout, cells) || missed
 	switch {
 	case errors > 0:
 		return 1
@@ -337,6 +351,12 @@ func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) 
 		return out, err
 	}
 	out = append(out, &target{name: targetGRPCFloor, children: []*child{gf}, grpcAddr: gf.addrs["listen"]})
+
+	plan, err := decidePlanCaller(o.installation)
+	if err != nil {
+		return out, err
+	}
+	out = append(out, &target{name: targetDecidePlan, local: plan})
 	return out, nil
 }
 
