@@ -73,6 +73,11 @@ type options struct {
 	profileDir   string
 	smoke        bool
 	strict       bool
+	// baseBinary, with pairs, turns the run into a comparison (compare.go).
+	baseBinary string
+	pairs      int
+	// The serving pair every HTTPS target uses (written at start).
+	certFile, keyFile string
 }
 
 // Target names, in report order.
@@ -97,8 +102,20 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.profileDir, "profile", "", "with --pprof on the servers, write CPU and allocation profiles of each process under load (c=8) into DIR")
 	fs.BoolVar(&o.smoke, "smoke", false, "a few seconds in all: c=1,8, short cells; fails only on errors (CI)")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target (issue 11's against the floor, issue 25's against the shape limit) is missed, not only on errors")
+	fs.StringVar(&o.baseBinary, "base-binary", "", "compare: alternate this build of another revision with -binary, two-process only, and print the CPU-per-admission ratio new/base over -pairs (make bench-admission-compare)")
+	fs.IntVar(&o.pairs, "pairs", 5, "with -base-binary: base/new pairs, each run alternating which goes first")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	concSet := false
+	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "c" })
+	if o.baseBinary != "" {
+		if o.pairs < 1 || o.pairs > 100 {
+			return nil, fmt.Errorf("-pairs is %d: between 1 and 100 (5 or more for a spread worth reading)", o.pairs)
+		}
+		if !concSet {
+			conc = "8"
+		}
 	}
 	switch o.logLevel {
 	case "debug", "info":
@@ -125,7 +142,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.window < 100*time.Millisecond || o.window > time.Minute || o.warmup < 0 || o.warmup > time.Minute {
 		return nil, fmt.Errorf("-duration is %s and -warmup %s: a window between 100ms and 1m, a warm-up up to 1m", o.window, o.warmup)
 	}
-	for _, f := range []string{o.binary, o.installation} {
+	for _, f := range []string{o.binary, o.installation, o.baseBinary} {
+		if f == "" {
+			continue
+		}
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("%w (run from the repository root after make build)", err)
 		}
@@ -198,7 +218,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "method: closed loop, keep-alive HTTPS/1.1, one connection per worker, corpus of %d pods round robin; warm-up %s, window %s per cell\n",
 		len(corpus), o.warmup, o.window)
 
-	targets, err := startTargets(o, dir, tlsFiles.CertFile, tlsFiles.KeyFile)
+	o.certFile, o.keyFile = tlsFiles.CertFile, tlsFiles.KeyFile
+	if o.baseBinary != "" {
+		return compare(ctx, o, clientTLS, stdout, stderr)
+	}
+	targets, err := startTargets(o, dir)
 	defer func() {
 		for _, t := range targets {
 			t.stop()
@@ -273,63 +297,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // startTargets starts every target's processes.
-func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) {
+func startTargets(o *options, dir string) ([]*target, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	var out []*target
-	floor, err := startChild("floor webhook", self, []string{childFloorWebhook, certFile, keyFile}, []string{"listen"}, floorAnnounce)
+	floor, err := startChild("floor webhook", self, []string{childFloorWebhook, o.certFile, o.keyFile}, []string{"listen"}, floorAnnounce)
 	if err != nil {
 		return out, err
 	}
 	out = append(out, &target{name: targetFloor, children: []*child{floor}, url: "https://" + floor.addrs["listen"]})
 
-	common := []string{"--log-format", "json", "--log-level", o.logLevel}
-	// At warn and error the children do not log where they listen: the
-	// decider then runs without a metrics listener and the addresses are
-	// read from /proc (the sole listener) and serve's --addr-file.
-	quiet := o.logLevel != "info" && o.logLevel != "debug"
-	var pprof []string
-	if o.profileDir != "" {
-		pprof = []string{"--pprof"}
-	}
-	var decider *child
-	if quiet {
-		decider, err = startChildPolled("decider", o.binary, append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "",
-			"--plaintext", "--installation", o.installation}, common...), soleListener("decider"))
-	} else {
-		deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-			"--plaintext", "--installation", o.installation}, common...)
-		decider, err = startChild("decider", o.binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
+	two, err := startTwoProcess(o, o.binary)
+	if two != nil {
+		out = append(out, two)
 	}
 	if err != nil {
 		return out, err
 	}
-	two := &target{name: targetTwoProcess, children: []*child{decider}}
-	out = append(out, two)
-	frontdoorArgs := append([]string{"frontdoor", "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile,
-		"--decider-target", decider.addrs["decider"], "--decider-plaintext"}, common...)
-	want := []string{"listen"}
-	if o.profileDir != "" {
-		frontdoorArgs = append(frontdoorArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
-		want = append(want, "metrics")
-	}
-	var frontdoor *child
-	if quiet {
-		frontdoor, err = startChildPolled("frontdoor", o.binary, frontdoorArgs, soleListener("listen"))
-	} else {
-		frontdoor, err = startChild("frontdoor", o.binary, frontdoorArgs, want, jsonAnnounce)
-	}
-	if err != nil {
-		return out, err
-	}
-	two.children = append(two.children, frontdoor)
-	two.url = "https://" + frontdoor.addrs["listen"]
 
-	serveArgs := append([]string{"serve", "--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
-		"--tls-cert", certFile, "--tls-key", keyFile, "--installation", o.installation}, common...)
-	want = []string{"listen"}
+	// serve logs where it listens only at info and debug; at warn and error
+	// the address comes from --addr-file.
+	quiet := o.logLevel != "info" && o.logLevel != "debug"
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
+		"--tls-cert", o.certFile, "--tls-key", o.keyFile, "--installation", o.installation,
+		"--log-format", "json", "--log-level", o.logLevel}
+	want := []string{"listen"}
 	if o.profileDir != "" {
 		serveArgs = append(serveArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
 		want = append(want, "metrics")
@@ -358,6 +352,54 @@ func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) 
 	}
 	out = append(out, &target{name: targetDecidePlan, local: plan})
 	return out, nil
+}
+
+// startTwoProcess starts `binary decider` and `binary frontdoor` talking
+// gRPC over loopback: the cluster's shape. On error the target holds the
+// children already started (stop them).
+func startTwoProcess(o *options, binary string) (*target, error) {
+	common := []string{"--log-format", "json", "--log-level", o.logLevel}
+	// At warn and error the children do not log where they listen: the
+	// decider then runs without a metrics listener and the addresses are
+	// read from /proc (the sole listener).
+	quiet := o.logLevel != "info" && o.logLevel != "debug"
+	var pprof []string
+	if o.profileDir != "" {
+		pprof = []string{"--pprof"}
+	}
+	var decider *child
+	var err error
+	if quiet {
+		decider, err = startChildPolled("decider", binary, append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "",
+			"--plaintext", "--installation", o.installation}, common...), soleListener("decider"))
+	} else {
+		deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+			"--plaintext", "--installation", o.installation}, common...)
+		decider, err = startChild("decider", binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
+	}
+	if err != nil {
+		return nil, err
+	}
+	two := &target{name: targetTwoProcess, children: []*child{decider}}
+	frontdoorArgs := append([]string{"frontdoor", "--addr", "127.0.0.1:0", "--tls-cert", o.certFile, "--tls-key", o.keyFile,
+		"--decider-target", decider.addrs["decider"], "--decider-plaintext"}, common...)
+	want := []string{"listen"}
+	if o.profileDir != "" {
+		frontdoorArgs = append(frontdoorArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
+		want = append(want, "metrics")
+	}
+	var frontdoor *child
+	if quiet {
+		frontdoor, err = startChildPolled("frontdoor", binary, frontdoorArgs, soleListener("listen"))
+	} else {
+		frontdoor, err = startChild("frontdoor", binary, frontdoorArgs, want, jsonAnnounce)
+	}
+	if err != nil {
+		return two, err
+	}
+	two.children = append(two.children, frontdoor)
+	two.url = "https://" + frontdoor.addrs["listen"]
+	return two, nil
 }
 
 // startProfiles fetches a CPU profile of each of t's processes while the

@@ -84,3 +84,22 @@ func TestDecidePlanAnswersEveryAskingCorpusPodAsTheCorpusSays(t *testing.T) {
 		}
 	}
 }
+
+func TestTheSpreadIsTheMedianAndTheRangeOfThePairs(t *testing.T) {
+	cases := []struct {
+		name string
+		xs   []float64
+		want string
+	}{
+		{"an odd count takes the middle ratio", []float64{1.2, 0.9, 1.0}, "1.000× (0.900–1.200 over 3 pairs)"},
+		{"an even count averages the two middle ratios", []float64{1.0, 1.1, 0.8, 0.9}, "0.950× (0.800–1.100 over 4 pairs)"},
+		{"no pairs say so", nil, "none"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := spread(c.xs); got != c.want {
+				t.Errorf("spread(%v) = %q, want %q", c.xs, got, c.want)
+			}
+		})
+	}
+}
