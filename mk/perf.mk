@@ -9,7 +9,7 @@ BREAKING_AGAINST ?= HEAD~1
 # BENCH_ARGS are extra flags for the load tool (e.g. BENCH_ARGS='-duration 5s -c 1,8').
 BENCH_ARGS ?=
 
-.PHONY: breaking bench-admission bench-admission-smoke bench-admission-compare bench-size
+.PHONY: breaking bench-admission bench-admission-smoke bench-admission-compare bench-memory bench-size
 
 breaking: $(BUF) ## buf breaking: proto/ against $(BREAKING_AGAINST) (default the previous commit)
 	@if ! git rev-parse --verify -q "$(BREAKING_AGAINST)^{commit}" >/dev/null; then \
@@ -36,6 +36,9 @@ bench-admission-compare: build ## two-process CPU per admission, this tree again
 		echo "building $(BASE) ($$(git rev-parse --short "$(BASE)")) into $$dir" && \
 		(cd "$$dir" && $(GO) build -ldflags '$(LDFLAGS)' -o "$$dir/bin/dynamic-config" ./cmd/dynamic-config) && \
 		$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -base-binary "$$dir/bin/dynamic-config" $(BENCH_ARGS)
+
+bench-memory: build ## RSS and start-up to SERVING: decider (seed, 1 000 classes, 1 MiB document), front door idle and after c=32 (~30 s)
+	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -memory $(BENCH_ARGS)
 
 bench-admission-smoke: build ## the load tool in a few seconds (CI: it must run and see zero errors)
 	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -smoke

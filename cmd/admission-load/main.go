@@ -73,6 +73,7 @@ type options struct {
 	profileDir   string
 	smoke        bool
 	strict       bool
+	memory       bool
 	// baseBinary, with pairs, turns the run into a comparison (compare.go).
 	baseBinary string
 	pairs      int
@@ -100,6 +101,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.window, "duration", 4*time.Second, "recorded window of each cell")
 	fs.StringVar(&o.logLevel, "log-level", "info", "--log-level of the dynamic-config processes (info is the production default)")
 	fs.StringVar(&o.profileDir, "profile", "", "with --pprof on the servers, write CPU and allocation profiles of each process under load (c=8) into DIR")
+	fs.BoolVar(&o.memory, "memory", false, "measure memory and start-up instead of load: decider with the seed installation, 1 000 classes, a 1 MiB document; front door idle and after c=32 (make bench-memory)")
 	fs.BoolVar(&o.smoke, "smoke", false, "a few seconds in all: c=1,8, short cells; fails only on errors (CI)")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target (issue 11's against the floor, issue 25's against the shape limit) is missed, not only on errors")
 	fs.StringVar(&o.baseBinary, "base-binary", "", "compare: alternate this build of another revision with -binary, two-process only, and print the CPU-per-admission ratio new/base over -pairs (make bench-admission-compare)")
@@ -109,6 +111,12 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	concSet := false
 	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "c" })
+	if o.memory && (o.baseBinary != "" || o.smoke) {
+		return nil, fmt.Errorf("-memory excludes -base-binary and -smoke")
+	}
+	if o.memory && o.logLevel != "info" && o.logLevel != "debug" {
+		return nil, fmt.Errorf("-memory needs -log-level info or debug (start-up is timed from the announced listeners)")
+	}
 	if o.baseBinary != "" {
 		if o.pairs < 1 || o.pairs > 100 {
 			return nil, fmt.Errorf("-pairs is %d: between 1 and 100 (5 or more for a spread worth reading)", o.pairs)
@@ -219,8 +227,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		len(corpus), o.warmup, o.window)
 
 	o.certFile, o.keyFile = tlsFiles.CertFile, tlsFiles.KeyFile
-	if o.baseBinary != "" {
+	switch {
+	case o.baseBinary != "":
 		return compare(ctx, o, clientTLS, stdout, stderr)
+	case o.memory:
+		return memory(ctx, o, dir, clientTLS, stdout, stderr)
 	}
 	targets, err := startTargets(o, dir)
 	defer func() {
@@ -359,24 +370,8 @@ func startTargets(o *options, dir string) ([]*target, error) {
 // children already started (stop them).
 func startTwoProcess(o *options, binary string) (*target, error) {
 	common := []string{"--log-format", "json", "--log-level", o.logLevel}
-	// At warn and error the children do not log where they listen: the
-	// decider then runs without a metrics listener and the addresses are
-	// read from /proc (the sole listener).
 	quiet := o.logLevel != "info" && o.logLevel != "debug"
-	var pprof []string
-	if o.profileDir != "" {
-		pprof = []string{"--pprof"}
-	}
-	var decider *child
-	var err error
-	if quiet {
-		decider, err = startChildPolled("decider", binary, append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "",
-			"--plaintext", "--installation", o.installation}, common...), soleListener("decider"))
-	} else {
-		deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-			"--plaintext", "--installation", o.installation}, common...)
-		decider, err = startChild("decider", binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
-	}
+	decider, err := startDecider(o, binary, o.installation)
 	if err != nil {
 		return nil, err
 	}
@@ -400,6 +395,23 @@ func startTwoProcess(o *options, binary string) (*target, error) {
 	two.children = append(two.children, frontdoor)
 	two.url = "https://" + frontdoor.addrs["listen"]
 	return two, nil
+}
+
+// startDecider starts `binary decider` in plaintext on loopback with the
+// installation document and extra flags. At warn and error the decider does
+// not log where it listens: it then runs without a metrics listener and the
+// address is read from /proc (the sole listener).
+func startDecider(o *options, binary, installation string, extra ...string) (*child, error) {
+	args := append([]string{"decider", "--addr", "127.0.0.1:0", "--plaintext", "--installation", installation,
+		"--log-format", "json", "--log-level", o.logLevel}, extra...)
+	if o.logLevel != "info" && o.logLevel != "debug" {
+		return startChildPolled("decider", binary, append(args, "--metrics-addr", ""), soleListener("decider"))
+	}
+	args = append(args, "--metrics-addr", "127.0.0.1:0")
+	if o.profileDir != "" {
+		args = append(args, "--pprof")
+	}
+	return startChild("decider", binary, args, []string{"decider", "metrics"}, jsonAnnounce)
 }
 
 // startProfiles fetches a CPU profile of each of t's processes while the
