@@ -19,7 +19,7 @@ CI_TARGETS += e2e
 
 .PHONY: e2e e2e-tools
 
-e2e-tools: ## build kube-apiserver, the embedded etcd (and kubectl if missing), cached by version
+e2e-tools: ## build kube-apiserver, kube-controller-manager, the embedded etcd (and kubectl if missing), cached by version
 	@start=$$(date +%s); \
 	K8S_VERSION=$(E2E_K8S_VERSION) \
 	BUILD_KUBECTL=$(if $(filter $(E2E_TOOLS_DIR)/kubectl,$(E2E_KUBECTL)),1,0) \
@@ -36,6 +36,7 @@ e2e: e2e-tools chart-render ## end-to-end scenarios through a real kube-apiserve
 	echo "e2e: dynamic-config built ($$(( $$(date +%s) - start ))s)"; \
 	cd test/e2e; \
 	export E2E_KUBE_APISERVER="$(E2E_TOOLS_DIR)/kube-apiserver" \
+	       E2E_KUBE_CONTROLLER_MANAGER="$(E2E_TOOLS_DIR)/kube-controller-manager" \
 	       E2E_ETCD="$(E2E_TOOLS_DIR)/etcd" \
 	       E2E_DYNAMIC_CONFIG="$(E2E_WORK_DIR)/bin/dynamic-config" \
 	       E2E_KUBECTL="$(E2E_KUBECTL)" \

@@ -9,7 +9,7 @@ BREAKING_AGAINST ?= HEAD~1
 # BENCH_ARGS are extra flags for the load tool (e.g. BENCH_ARGS='-duration 5s -c 1,8').
 BENCH_ARGS ?=
 
-.PHONY: breaking bench-admission bench-admission-smoke bench-size
+.PHONY: breaking bench-admission bench-admission-smoke bench-admission-compare bench-memory bench-size
 
 breaking: $(BUF) ## buf breaking: proto/ against $(BREAKING_AGAINST) (default the previous commit)
 	@if ! git rev-parse --verify -q "$(BREAKING_AGAINST)^{commit}" >/dev/null; then \
@@ -23,6 +23,22 @@ breaking: $(BUF) ## buf breaking: proto/ against $(BREAKING_AGAINST) (default th
 
 bench-admission: build ## the admission load tool: floor webhook vs decider+frontdoor vs serve, c=1/8/32 (~2 min)
 	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) $(BENCH_ARGS)
+
+# BASE is the revision bench-admission-compare measures the working tree against.
+BASE ?=
+
+bench-admission-compare: build ## two-process CPU per admission, this tree against BASE=<ref>, alternated over 5 pairs in one run (~2 min)
+	@if [ -z "$(BASE)" ] || ! git rev-parse --verify -q "$(BASE)^{commit}" >/dev/null; then \
+		echo "bench-admission-compare: BASE=<ref> must name a commit here (BASE='$(BASE)')"; exit 2; \
+	fi
+	@dir="$$(mktemp -d)"; trap 'rm -rf "$$dir"' EXIT; \
+		git archive "$(BASE)" | tar -x -C "$$dir" && \
+		echo "building $(BASE) ($$(git rev-parse --short "$(BASE)")) into $$dir" && \
+		(cd "$$dir" && $(GO) build -ldflags '$(LDFLAGS)' -o "$$dir/bin/dynamic-config" ./cmd/dynamic-config) && \
+		$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -base-binary "$$dir/bin/dynamic-config" $(BENCH_ARGS)
+
+bench-memory: build ## RSS and start-up to SERVING: decider (seed, 1 000 classes, 1 MiB document), front door idle and after c=32 (~30 s)
+	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -memory $(BENCH_ARGS)
 
 bench-admission-smoke: build ## the load tool in a few seconds (CI: it must run and see zero errors)
 	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -smoke

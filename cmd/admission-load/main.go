@@ -8,7 +8,13 @@
 //     real processes talking gRPC over loopback (the cluster's shape);
 //   - serve: `dynamic-config serve`, both in one process;
 //   - grpc-floor: a no-op unary gRPC call (the health service's Check) to a
-//     child, so the price of a gRPC hop on this machine is known.
+//     child, so the price of a gRPC hop on this machine is known;
+//   - decide-plan: resolve.DecidePlan in this process over the corpus pods
+//     that reach the decider, the resolver without any transport.
+//
+// floor + grpc-floor + decide-plan is the limit of the two-process shape
+// (issue 25): the report gives every figure as a ratio to the floor and the
+// two-process and serve CPU and p50 as ratios to that limit.
 //
 // Every HTTPS target is driven by the same closed-loop keep-alive generator
 // at each concurrency over the same corpus (corpus.go), every answer is
@@ -67,6 +73,12 @@ type options struct {
 	profileDir   string
 	smoke        bool
 	strict       bool
+	memory       bool
+	// baseBinary, with pairs, turns the run into a comparison (compare.go).
+	baseBinary string
+	pairs      int
+	// The serving pair every HTTPS target uses (written at start).
+	certFile, keyFile string
 }
 
 // Target names, in report order.
@@ -89,10 +101,29 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.window, "duration", 4*time.Second, "recorded window of each cell")
 	fs.StringVar(&o.logLevel, "log-level", "info", "--log-level of the dynamic-config processes (info is the production default)")
 	fs.StringVar(&o.profileDir, "profile", "", "with --pprof on the servers, write CPU and allocation profiles of each process under load (c=8) into DIR")
+	fs.BoolVar(&o.memory, "memory", false, "measure memory and start-up instead of load: decider with the seed installation, 1 000 classes, a 1 MiB document; front door idle and after c=32 (make bench-memory)")
 	fs.BoolVar(&o.smoke, "smoke", false, "a few seconds in all: c=1,8, short cells; fails only on errors (CI)")
-	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target of issue 11 is missed, not only on errors")
+	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a target (issue 11's against the floor, issue 25's against the shape limit) is missed, not only on errors")
+	fs.StringVar(&o.baseBinary, "base-binary", "", "compare: alternate this build of another revision with -binary, two-process only, and print the CPU-per-admission ratio new/base over -pairs (make bench-admission-compare)")
+	fs.IntVar(&o.pairs, "pairs", 5, "with -base-binary: base/new pairs, each run alternating which goes first")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	concSet := false
+	fs.Visit(func(f *flag.Flag) { concSet = concSet || f.Name == "c" })
+	if o.memory && (o.baseBinary != "" || o.smoke) {
+		return nil, fmt.Errorf("-memory excludes -base-binary and -smoke")
+	}
+	if o.memory && o.logLevel != "info" && o.logLevel != "debug" {
+		return nil, fmt.Errorf("-memory needs -log-level info or debug (start-up is timed from the announced listeners)")
+	}
+	if o.baseBinary != "" {
+		if o.pairs < 1 || o.pairs > 100 {
+			return nil, fmt.Errorf("-pairs is %d: between 1 and 100 (5 or more for a spread worth reading)", o.pairs)
+		}
+		if !concSet {
+			conc = "8"
+		}
 	}
 	switch o.logLevel {
 	case "debug", "info":
@@ -119,7 +150,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.window < 100*time.Millisecond || o.window > time.Minute || o.warmup < 0 || o.warmup > time.Minute {
 		return nil, fmt.Errorf("-duration is %s and -warmup %s: a window between 100ms and 1m, a warm-up up to 1m", o.window, o.warmup)
 	}
-	for _, f := range []string{o.binary, o.installation} {
+	for _, f := range []string{o.binary, o.installation, o.baseBinary} {
+		if f == "" {
+			continue
+		}
 		if _, err := os.Stat(f); err != nil {
 			return nil, fmt.Errorf("%w (run from the repository root after make build)", err)
 		}
@@ -133,9 +167,13 @@ type target struct {
 	children []*child
 	url      string // https://addr for the HTTPS targets
 	grpcAddr string // for the gRPC floor
+	local    call   // for the in-process decide-plan cell
 }
 
 func (t *target) cpu() float64 {
+	if t.local != nil {
+		return selfCPU()
+	}
 	var sum float64
 	for _, c := range t.children {
 		if s, err := cpuSeconds(c.cmd.Process.Pid); err == nil {
@@ -188,7 +226,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "method: closed loop, keep-alive HTTPS/1.1, one connection per worker, corpus of %d pods round robin; warm-up %s, window %s per cell\n",
 		len(corpus), o.warmup, o.window)
 
-	targets, err := startTargets(o, dir, tlsFiles.CertFile, tlsFiles.KeyFile)
+	o.certFile, o.keyFile = tlsFiles.CertFile, tlsFiles.KeyFile
+	switch {
+	case o.baseBinary != "":
+		return compare(ctx, o, clientTLS, stdout, stderr)
+	case o.memory:
+		return memory(ctx, o, dir, clientTLS, stdout, stderr)
+	}
+	targets, err := startTargets(o, dir)
 	defer func() {
 		for _, t := range targets {
 			t.stop()
@@ -219,6 +264,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			var do call
 			var done func()
 			switch {
+			case t.local != nil:
+				do, done = t.local, func() {}
 			case t.grpcAddr != "":
 				caller, conn, err := grpcCaller(t.grpcAddr)
 				if err != nil {
@@ -248,7 +295,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "load average after: %s\n\n", loadAverage())
 	errors := report(stdout, cells)
+	reportShapeLimit(stdout, cells)
 	missed := checkTargets(stdout, cells)
+	missed = checkShapeTargets(stdout, cells) || missed
 	switch {
 	case errors > 0:
 		return 1
@@ -259,63 +308,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // startTargets starts every target's processes.
-func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) {
+func startTargets(o *options, dir string) ([]*target, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	var out []*target
-	floor, err := startChild("floor webhook", self, []string{childFloorWebhook, certFile, keyFile}, []string{"listen"}, floorAnnounce)
+	floor, err := startChild("floor webhook", self, []string{childFloorWebhook, o.certFile, o.keyFile}, []string{"listen"}, floorAnnounce)
 	if err != nil {
 		return out, err
 	}
 	out = append(out, &target{name: targetFloor, children: []*child{floor}, url: "https://" + floor.addrs["listen"]})
 
-	common := []string{"--log-format", "json", "--log-level", o.logLevel}
-	// At warn and error the children do not log where they listen: the
-	// decider then runs without a metrics listener and the addresses are
-	// read from /proc (the sole listener) and serve's --addr-file.
-	quiet := o.logLevel != "info" && o.logLevel != "debug"
-	var pprof []string
-	if o.profileDir != "" {
-		pprof = []string{"--pprof"}
-	}
-	var decider *child
-	if quiet {
-		decider, err = startChildPolled("decider", o.binary, append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "",
-			"--plaintext", "--installation", o.installation}, common...), soleListener("decider"))
-	} else {
-		deciderArgs := append([]string{"decider", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-			"--plaintext", "--installation", o.installation}, common...)
-		decider, err = startChild("decider", o.binary, append(deciderArgs, pprof...), []string{"decider", "metrics"}, jsonAnnounce)
+	two, err := startTwoProcess(o, o.binary)
+	if two != nil {
+		out = append(out, two)
 	}
 	if err != nil {
 		return out, err
 	}
-	two := &target{name: targetTwoProcess, children: []*child{decider}}
-	out = append(out, two)
-	frontdoorArgs := append([]string{"frontdoor", "--addr", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile,
-		"--decider-target", decider.addrs["decider"], "--decider-plaintext"}, common...)
-	want := []string{"listen"}
-	if o.profileDir != "" {
-		frontdoorArgs = append(frontdoorArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
-		want = append(want, "metrics")
-	}
-	var frontdoor *child
-	if quiet {
-		frontdoor, err = startChildPolled("frontdoor", o.binary, frontdoorArgs, soleListener("listen"))
-	} else {
-		frontdoor, err = startChild("frontdoor", o.binary, frontdoorArgs, want, jsonAnnounce)
-	}
-	if err != nil {
-		return out, err
-	}
-	two.children = append(two.children, frontdoor)
-	two.url = "https://" + frontdoor.addrs["listen"]
 
-	serveArgs := append([]string{"serve", "--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
-		"--tls-cert", certFile, "--tls-key", keyFile, "--installation", o.installation}, common...)
-	want = []string{"listen"}
+	// serve logs where it listens only at info and debug; at warn and error
+	// the address comes from --addr-file.
+	quiet := o.logLevel != "info" && o.logLevel != "debug"
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--decider-addr", "127.0.0.1:0",
+		"--tls-cert", o.certFile, "--tls-key", o.keyFile, "--installation", o.installation,
+		"--log-format", "json", "--log-level", o.logLevel}
+	want := []string{"listen"}
 	if o.profileDir != "" {
 		serveArgs = append(serveArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
 		want = append(want, "metrics")
@@ -337,7 +356,62 @@ func startTargets(o *options, dir, certFile, keyFile string) ([]*target, error) 
 		return out, err
 	}
 	out = append(out, &target{name: targetGRPCFloor, children: []*child{gf}, grpcAddr: gf.addrs["listen"]})
+
+	plan, err := decidePlanCaller(o.installation)
+	if err != nil {
+		return out, err
+	}
+	out = append(out, &target{name: targetDecidePlan, local: plan})
 	return out, nil
+}
+
+// startTwoProcess starts `binary decider` and `binary frontdoor` talking
+// gRPC over loopback: the cluster's shape. On error the target holds the
+// children already started (stop them).
+func startTwoProcess(o *options, binary string) (*target, error) {
+	common := []string{"--log-format", "json", "--log-level", o.logLevel}
+	quiet := o.logLevel != "info" && o.logLevel != "debug"
+	decider, err := startDecider(o, binary, o.installation)
+	if err != nil {
+		return nil, err
+	}
+	two := &target{name: targetTwoProcess, children: []*child{decider}}
+	frontdoorArgs := append([]string{"frontdoor", "--addr", "127.0.0.1:0", "--tls-cert", o.certFile, "--tls-key", o.keyFile,
+		"--decider-target", decider.addrs["decider"], "--decider-plaintext"}, common...)
+	want := []string{"listen"}
+	if o.profileDir != "" {
+		frontdoorArgs = append(frontdoorArgs, "--metrics-addr", "127.0.0.1:0", "--pprof")
+		want = append(want, "metrics")
+	}
+	var frontdoor *child
+	if quiet {
+		frontdoor, err = startChildPolled("frontdoor", binary, frontdoorArgs, soleListener("listen"))
+	} else {
+		frontdoor, err = startChild("frontdoor", binary, frontdoorArgs, want, jsonAnnounce)
+	}
+	if err != nil {
+		return two, err
+	}
+	two.children = append(two.children, frontdoor)
+	two.url = "https://" + frontdoor.addrs["listen"]
+	return two, nil
+}
+
+// startDecider starts `binary decider` in plaintext on loopback with the
+// installation document and extra flags. At warn and error the decider does
+// not log where it listens: it then runs without a metrics listener and the
+// address is read from /proc (the sole listener).
+func startDecider(o *options, binary, installation string, extra ...string) (*child, error) {
+	args := append([]string{"decider", "--addr", "127.0.0.1:0", "--plaintext", "--installation", installation,
+		"--log-format", "json", "--log-level", o.logLevel}, extra...)
+	if o.logLevel != "info" && o.logLevel != "debug" {
+		return startChildPolled("decider", binary, append(args, "--metrics-addr", ""), soleListener("decider"))
+	}
+	args = append(args, "--metrics-addr", "127.0.0.1:0")
+	if o.profileDir != "" {
+		args = append(args, "--pprof")
+	}
+	return startChild("decider", binary, args, []string{"decider", "metrics"}, jsonAnnounce)
 }
 
 // startProfiles fetches a CPU profile of each of t's processes while the

@@ -28,6 +28,8 @@ type child struct {
 	// "metrics").
 	addrs  map[string]string
 	exited chan struct{}
+	// started is when the process was started (start-up times).
+	started time.Time
 }
 
 // tailBuffer keeps the last bytes a child wrote (for error reports) and
@@ -75,6 +77,7 @@ func startChild(name, path string, args []string, want []string, parse announce)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
+	c.started = time.Now()
 	found := make(chan struct{})
 	var mu sync.Mutex
 	go func() {
@@ -141,6 +144,7 @@ func startChildPolled(name, path string, args []string, find func(pid int) (map[
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
+	c.started = time.Now()
 	go func() {
 		_ = cmd.Wait() // how it ended shows in its tail; exited is what matters
 		close(c.exited)

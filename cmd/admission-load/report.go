@@ -23,7 +23,7 @@ func report(w io.Writer, cells []*cell) int {
 		errors += c.errors
 		f := floors[c.concurrency]
 		ratios := "| | | | | | "
-		if f != nil && c.target != targetGRPCFloor {
+		if f != nil && c.target != targetGRPCFloor && c.target != targetDecidePlan {
 			ratios = fmt.Sprintf("| %.2f | %.2f | %.2f | %.2f | %.2f | %.2f ",
 				ratio(c.rate(), f.rate()),
 				ratio(seconds(c.quantile(0.5)), seconds(f.quantile(0.5))),
@@ -45,17 +45,93 @@ func report(w io.Writer, cells []*cell) int {
 	return errors
 }
 
+// shape is the limit of the two-process shape at one concurrency: what a
+// floor admission, one no-op gRPC call and one DecidePlan cost, each
+// measured in this run (issue 25).
+type shape struct {
+	cpu float64       // CPU µs per admission: floor + gRPC floor + DecidePlan
+	p50 time.Duration // the p50s summed the same way
+}
+
+// shapeLimit is the limit at concurrency c, or false when a part of it was
+// not measured.
+func shapeLimit(cells []*cell, c int) (shape, bool) {
+	f, g, d := findCell(cells, targetFloor, c), findCell(cells, targetGRPCFloor, c), findCell(cells, targetDecidePlan, c)
+	if f == nil || g == nil || d == nil {
+		return shape{}, false
+	}
+	return shape{cpu: f.cpuPerOp() + g.cpuPerOp() + d.cpuPerOp(), p50: f.quantile(0.5) + g.quantile(0.5) + d.quantile(0.5)}, true
+}
+
+// reportShapeLimit prints, per concurrency, the shape limit and the
+// two-process and serve CPU per admission and p50 as ratios to it.
+func reportShapeLimit(w io.Writer, cells []*cell) {
+	fmt.Fprintln(w, "\nshape limit (floor + grpc-floor + decide-plan, each of this run):")
+	fmt.Fprintln(w, "| c | floor CPU µs | gRPC CPU µs | DecidePlan CPU µs | limit CPU µs | limit p50 | two-process CPU ×limit | two-process p50 ×limit | serve CPU ×limit | serve p50 ×limit |")
+	fmt.Fprintln(w, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	seen := map[int]bool{}
+	for _, x := range cells {
+		c := x.concurrency
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		s, ok := shapeLimit(cells, c)
+		if !ok {
+			continue
+		}
+		row := fmt.Sprintf("| %d | %.1f | %.1f | %.1f | %.1f | %s ", c,
+			findCell(cells, targetFloor, c).cpuPerOp(), findCell(cells, targetGRPCFloor, c).cpuPerOp(),
+			findCell(cells, targetDecidePlan, c).cpuPerOp(), s.cpu, short(s.p50))
+		for _, t := range []string{targetTwoProcess, targetServe} {
+			if m := findCell(cells, t, c); m != nil {
+				row += fmt.Sprintf("| %.2f | %.2f ", ratio(m.cpuPerOp(), s.cpu), ratio(seconds(m.quantile(0.5)), seconds(s.p50)))
+			} else {
+				row += "| | "
+			}
+		}
+		fmt.Fprintln(w, row+"|")
+	}
+}
+
+// checkShapeTargets prints issue 25's targets for the two-process shape
+// against its limit and says whether any is missed.
+func checkShapeTargets(w io.Writer, cells []*cell) (missed bool) {
+	fmt.Fprintln(w, "\ntargets (two-process against the shape limit of this run):")
+	check := func(name string, r float64) {
+		verdict := "met"
+		if r > 1.5 {
+			verdict, missed = "MISSED", true
+		}
+		fmt.Fprintf(w, "  %-34s %-7s %.2f×\n", name, verdict, r)
+	}
+	if two := findCell(cells, targetTwoProcess, 8); two != nil {
+		if s, ok := shapeLimit(cells, 8); ok {
+			check("c=8 CPU/admission ≤ 1.5× limit", ratio(two.cpuPerOp(), s.cpu))
+		}
+	}
+	if two := findCell(cells, targetTwoProcess, 1); two != nil {
+		if s, ok := shapeLimit(cells, 1); ok {
+			check("c=1 p50 ≤ 1.5× limit p50", ratio(seconds(two.quantile(0.5)), seconds(s.p50)))
+		}
+	}
+	return missed
+}
+
+// findCell is the cell of target at concurrency c, or nil.
+func findCell(cells []*cell, target string, c int) *cell {
+	for _, x := range cells {
+		if x.target == target && x.concurrency == c {
+			return x
+		}
+	}
+	return nil
+}
+
 // checkTargets prints issue 11's targets for the two-process shape against
 // the floor and says whether any is missed.
 func checkTargets(w io.Writer, cells []*cell) (missed bool) {
-	find := func(target string, c int) *cell {
-		for _, x := range cells {
-			if x.target == target && x.concurrency == c {
-				return x
-			}
-		}
-		return nil
-	}
+	find := func(target string, c int) *cell { return findCell(cells, target, c) }
 	fmt.Fprintln(w, "\ntargets (two-process against the floor of this run):")
 	check := func(name string, ok bool, got string) {
 		verdict := "met"

@@ -142,7 +142,7 @@ func TestFactsConversion(t *testing.T) {
 	if err := proto.Unmarshal(wire, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got := factsFromProto(deciderv1.Purpose_PURPOSE_MUTATE, &back); !reflect.DeepEqual(got, want) {
+	if got := FactsFromProto(deciderv1.Purpose_PURPOSE_MUTATE, &back); !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(want)
 		t.Errorf("facts round trip differs:\n got %s\nwant %s", g, w)

@@ -9,8 +9,9 @@ import (
 // The plain enums mirror the protobuf enums number for number (spec 06 §2.5,
 // §3); the conversions below rely on it and a test pins it.
 
-// factsFromProto converts a request's PodFacts into the plain facts.
-func factsFromProto(purpose deciderv1.Purpose, p *deciderv1.PodFacts) *decision.Facts {
+// FactsFromProto converts a request's PodFacts into the plain facts (the
+// decider's first step; exported for the load tool's DecidePlan cell).
+func FactsFromProto(purpose deciderv1.Purpose, p *deciderv1.PodFacts) *decision.Facts {
 	return &decision.Facts{
 		Purpose:                       decision.Purpose(purpose),
 		Namespace:                     p.GetNamespace(),

@@ -109,7 +109,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	// answers and logs it under this decision id (Recovered).
 	id := DecisionID(ctx)
 
-	facts := factsFromProto(req.GetPurpose(), req.GetPod())
+	facts := FactsFromProto(req.GetPurpose(), req.GetPod())
 	if facts.Purpose == decision.PurposeMutate && facts.ResourceKind == decision.KindUnspecified {
 		facts.ResourceKind = decision.KindPod // 06 §6: unspecified is read as POD
 	}

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Builds the pinned kube-apiserver and the embedded etcd used by the e2e tests
-# into $1 (a directory keyed by the Kubernetes version), and kubectl too when
-# BUILD_KUBECTL=1 (a machine without one). Skips each binary that already
-# exists.
+# Builds the pinned kube-apiserver, kube-controller-manager (the burst
+# scenario's ReplicaSet controller) and the embedded etcd used by the e2e
+# tests into $1 (a directory keyed by the Kubernetes version), and kubectl
+# too when BUILD_KUBECTL=1 (a machine without one). Skips each binary that
+# already exists.
 set -eu
 # No -trimpath: the packages the e2e tests and the product share with
 # kube-apiserver (k8s.io/api, apimachinery at the same versions) then hit the
@@ -21,6 +22,12 @@ if [ ! -x "$out/kube-apiserver" ]; then
   go build -o "$out/kube-apiserver.tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver
   mv "$out/kube-apiserver.tmp" "$out/kube-apiserver"
   echo "e2e tools: built kube-apiserver $k8s_version in $(( $(date +%s) - start ))s"
+fi
+if [ ! -x "$out/kube-controller-manager" ]; then
+  start=$(date +%s)
+  go build -o "$out/kube-controller-manager.tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kube-controller-manager
+  mv "$out/kube-controller-manager.tmp" "$out/kube-controller-manager"
+  echo "e2e tools: built kube-controller-manager $k8s_version in $(( $(date +%s) - start ))s"
 fi
 if [ ! -x "$out/etcd" ]; then
   start=$(date +%s)
