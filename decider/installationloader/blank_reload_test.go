@@ -44,7 +44,10 @@ func TestReloadRefusesADocumentThatBecameBlank(t *testing.T) {
 		path := writeDoc(t, "installation.yaml", "watchSeconds: \"30\"\n")
 		store, _, _ := watching(t, path, 20*time.Millisecond)
 		write(t, path, "{}\n")
-		eventually(t, "the swap", func() bool { return store.Current().Revision == installation.EmptyRevision })
+		// The reload is recorded after the swap (watch.go): wait for both.
+		eventually(t, "the swap and its record", func() bool {
+			return store.Current().Revision == installation.EmptyRevision && store.LastReload() != nil
+		})
 		if lr := store.LastReload(); !lr.OK {
 			t.Errorf("last reload %+v", lr)
 		}
