@@ -1,4 +1,4 @@
-package main
+package inject
 
 import (
 	"bytes"
@@ -16,14 +16,14 @@ const listKind = "List"
 // kubectl and jq read (issue 20): YAML documents separated by `---`, or in
 // JSON the object itself when there is one, else one v1 List holding every
 // object (a List document's items are its objects).
-func writeManifestStream(w io.Writer, written []*injectResult, format string) error {
-	if format == outputJSON {
+func writeManifestStream(w io.Writer, written []*Result, format string) error {
+	if format == OutputJSON {
 		return writeJSONStream(w, written)
 	}
 	for i, r := range written {
 		y, err := yaml.JSONToYAML(r.Mutated)
 		if err != nil {
-			return fmt.Errorf("%s: write YAML: %w", r.doc.file, err)
+			return fmt.Errorf("%s: write YAML: %w", r.Doc.File, err)
 		}
 		if i > 0 {
 			if _, err := io.WriteString(w, "---\n"); err != nil {
@@ -39,7 +39,7 @@ func writeManifestStream(w io.Writer, written []*injectResult, format string) er
 
 // writeJSONStream writes one indented JSON value: the only document as it
 // is, or a v1 List of every object.
-func writeJSONStream(w io.Writer, written []*injectResult) error {
+func writeJSONStream(w io.Writer, written []*Result) error {
 	var value []byte
 	switch len(written) {
 	case 0:
@@ -76,15 +76,15 @@ func writeJSONStream(w io.Writer, written []*injectResult) error {
 
 // streamObjects are the objects one document adds to a List: a List's
 // items, else the document itself.
-func streamObjects(r *injectResult) ([]json.RawMessage, error) {
-	if r.doc.head.Kind != listKind {
+func streamObjects(r *Result) ([]json.RawMessage, error) {
+	if r.Doc.Head.Kind != listKind {
 		return []json.RawMessage{r.Mutated}, nil
 	}
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(r.Mutated, &list); err != nil {
-		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", r.doc.where(), err)
+		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", r.Doc.Where(), err)
 	}
 	return list.Items, nil
 }
