@@ -1,7 +1,8 @@
-package main
+package chart
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,9 +12,18 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func loadValuesText(t *testing.T, values string, environ ...string) (*installation.Installation, error) {
 	t.Helper()
-	return loadChartValues(writeFile(t, "values.yaml", values), environ)
+	return Load(writeFile(t, "values.yaml", values), environ)
 }
 
 func TestChartValuesMapping(t *testing.T) {
@@ -141,7 +151,7 @@ envPolicy:
 	})
 	t.Run("a missing values file is reported", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "values.yaml")
-		_, err := loadChartValues(p, nil)
+		_, err := Load(p, nil)
 		if err == nil || err.Error() != "dynamic-config: the installation is invalid (1 problem; document "+p+"):\n  "+p+": the chart values file does not exist" {
 			t.Errorf("got %v", err)
 		}
