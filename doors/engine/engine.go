@@ -168,4 +168,3 @@ func (e *Engine) roundTrip(path string, body []byte) (*review.Response, *decider
 	}
 	return resp, e.decider.take(), nil
 }
-
