@@ -19,10 +19,10 @@ func TestFleetStatusListsFollowers(t *testing.T) {
 	}
 	ts := func(ago time.Duration) *timestamppb.Timestamp { return timestamppb.New(now.Add(-ago)) }
 	cases := []struct {
-		name string
-		r    Replica
+		name   string
+		r      Replica
 		agreed bool
-		want []string
+		want   []string
 	}{
 		{"followers on the leader's revision agree", leaderAt(now.Add(-time.Hour),
 			&deciderv1.FollowerState{FollowerId: "west-0", Cluster: "west", Connected: true, AppliedRevision: rev, LastAckAt: ts(42 * time.Second), LastSeenAt: ts(time.Hour)}),
