@@ -41,7 +41,7 @@ env policy: none
 				Settings: []*deciderv1.Setting{{Name: "fileMode", Value: "0640", Pinned: true, Marker: deciderv1.Marker_MARKER_PINNED,
 					Source: deciderv1.SettingSource_SETTING_SOURCE_DOCUMENT, Origin: "installation.yaml: fileMode"}},
 				StoreDefaults: []*deciderv1.StoreDefaults{{Store: "vault", Knobs: []*deciderv1.Setting{{Name: "endpoint", Value: "https://vault:8200", Origin: "installation.yaml: storeDefaults.vault.endpoint"}}}},
-				Gates: []*deciderv1.Gate{{Name: "sourceAllow", Groups: []*deciderv1.GateGroup{{Namespace: "*", Names: []string{"consul", "vault"}}}, Origin: "installation.yaml: sourceAllow"}},
+				Gates:         []*deciderv1.Gate{{Name: "sourceAllow", Groups: []*deciderv1.GateGroup{{Namespace: "*", Names: []string{"consul", "vault"}}}, Origin: "installation.yaml: sourceAllow"}},
 				EnvPolicy: &deciderv1.EnvPolicy{Targets: []string{"pods"}, Origin: "installation.yaml: envPolicy", Rules: []*deciderv1.EnvPolicyRule{{
 					Index: 0, Reject: "anyIn", Mode: "enforce", Namespaces: []string{"payments"},
 					EnvironmentVariables: []*deciderv1.EnvPolicyVariable{{Name: "LOG_LEVEL", HasValue: true}, {Name: "HTTPS_PROXY"}}}}},
