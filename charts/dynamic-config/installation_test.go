@@ -2,7 +2,6 @@ package chart
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -10,20 +9,12 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/internal/testfile"
 )
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func loadValuesText(t *testing.T, values string, environ ...string) (*installation.Installation, error) {
 	t.Helper()
-	return Load(writeFile(t, "values.yaml", values), environ)
+	return Load(testfile.Write(t, "values.yaml", values), environ)
 }
 
 func TestChartValuesMapping(t *testing.T) {

@@ -7,33 +7,23 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protojson"
-	"sigs.k8s.io/yaml"
 
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
 // WriteYAML prints WriteJSON's objects as YAML, one document
 // per manifest document, separated by ---.
 func WriteYAML(w io.Writer, results []*Explanation) error {
-	for i, x := range results {
+	docs := make([][]byte, 0, len(results))
+	for _, x := range results {
 		var b bytes.Buffer
 		if err := WriteJSON(&b, []*Explanation{x}); err != nil {
 			return err
 		}
-		data, err := yaml.JSONToYAML(b.Bytes())
-		if err != nil {
-			return fmt.Errorf("encode the explanation as YAML: %w", err)
-		}
-		if i > 0 {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
+		docs = append(docs, b.Bytes())
 	}
-	return nil
+	return manifest.WriteYAMLStream(w, docs, func(int) string { return "encode the explanation as YAML" })
 }
 
 // WriteJSON prints protojson DecisionResponses: one object per

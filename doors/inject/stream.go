@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"sigs.k8s.io/yaml"
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 )
 
 // listKind is the kind of the list object kubectl writes for several objects.
@@ -20,21 +20,11 @@ func writeManifestStream(w io.Writer, written []*Result, format string) error {
 	if format == OutputJSON {
 		return writeJSONStream(w, written)
 	}
-	for i, r := range written {
-		y, err := yaml.JSONToYAML(r.Mutated)
-		if err != nil {
-			return fmt.Errorf("%s: write YAML: %w", r.Doc.File, err)
-		}
-		if i > 0 {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(y); err != nil {
-			return err
-		}
+	docs := make([][]byte, 0, len(written))
+	for _, r := range written {
+		docs = append(docs, r.Mutated)
 	}
-	return nil
+	return manifest.WriteYAMLStream(w, docs, func(i int) string { return written[i].Doc.File + ": write YAML" })
 }
 
 // writeJSONStream writes one indented JSON value: the only document as it

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -139,6 +140,39 @@ func TestReadTakesFilesDirectoriesAndStdin(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestWriteYAMLStreamSeparatesDocuments(t *testing.T) {
+	tests := []struct {
+		name    string
+		docs    []string
+		want    string
+		wantErr string
+	}{
+		{"one document is written alone", []string{`{"kind":"Pod"}`}, "kind: Pod\n", ""},
+		{"documents are separated by ---", []string{`{"kind":"Pod"}`, `{"kind":"Service","metadata":{"name":"s"}}`},
+			"kind: Pod\n---\nkind: Service\nmetadata:\n  name: s\n", ""},
+		{"a document that is not JSON is named", []string{`{"kind":"Pod"}`, `{`}, "", "document 2: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := make([][]byte, 0, len(tt.docs))
+			for _, d := range tt.docs {
+				docs = append(docs, []byte(d))
+			}
+			var out bytes.Buffer
+			err := WriteYAMLStream(&out, docs, func(i int) string { return "document " + string(rune('1'+i)) })
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want %q…", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || out.String() != tt.want {
+				t.Errorf("got %q, %v; want %q", out.String(), err, tt.want)
 			}
 		})
 	}
