@@ -79,11 +79,5 @@ func WriteJSON(w io.Writer, results []*Explanation) error {
 			return err
 		}
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
-	return err
+	return manifest.WriteIndentedJSON(w, compact)
 }

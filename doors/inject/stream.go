@@ -1,7 +1,6 @@
 package inject
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,13 +54,7 @@ func writeJSONStream(w io.Writer, written []*Result) error {
 		}
 		value = list
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, value, "", "  "); err != nil {
-		return err
-	}
-	buf.WriteByte('\n')
-	_, err := w.Write(buf.Bytes())
-	return err
+	return manifest.WriteIndentedJSON(w, value)
 }
 
 // streamObjects are the objects one document adds to a List: a List's

@@ -1,7 +1,7 @@
 // Package manifest is what the offline doors (inject, explain) read and
 // write: the documents of their -f files (documents.go), the pod each one
-// holds — a Pod, or the pod template of a workload (workloads.go) — and a
-// YAML stream of documents (yamlstream.go).
+// holds — a Pod, or the pod template of a workload (workloads.go) — and the
+// YAML stream or indented JSON value the doors write (stream.go).
 package manifest
 
 import (

@@ -177,3 +177,21 @@ func TestWriteYAMLStreamSeparatesDocuments(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteIndentedJSONIndentsByTwoSpacesAndEndsTheLine(t *testing.T) {
+	tests := []struct{ name, value, want string }{
+		{"an object is indented", `{"kind":"List","items":[{"kind":"Pod"}]}`, "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\n      \"kind\": \"Pod\"\n    }\n  ]\n}\n"},
+		{"a scalar stands on its line", `true`, "true\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := WriteIndentedJSON(&out, []byte(tt.value)); err != nil || out.String() != tt.want {
+				t.Errorf("got %q, %v; want %q", out.String(), err, tt.want)
+			}
+		})
+	}
+	if err := WriteIndentedJSON(&bytes.Buffer{}, []byte("{")); err == nil {
+		t.Error("a value that is not JSON was written")
+	}
+}

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -26,4 +28,16 @@ func WriteYAMLStream(w io.Writer, docs [][]byte, what func(i int) string) error 
 		}
 	}
 	return nil
+}
+
+// WriteIndentedJSON writes one JSON value indented by two spaces, with a
+// final newline (what jq and kubectl read).
+func WriteIndentedJSON(w io.Writer, value []byte) error {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, value, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
 }
