@@ -1,6 +1,10 @@
-// Package chart embeds the chart's own default values (values.yaml) for the
-// decider's chart emulation (`check-installation --values`, cmd/dynamic-config):
-// --values lays a user's file over exactly what `helm install` would, never a copy.
+// Package chart is the chart's installation mapping in Go, next to the
+// templates it mirrors: the offline doors' --values (check-installation,
+// inject, explain) load the installation `helm install` would render
+// (installation.go, helm.go), over the chart's own default values embedded
+// here — never a copy — and with the fleet keys and built-ins of the
+// installation table, which also write templates/_installation.tpl's lists
+// (fleetkeys.go).
 package chart
 
 import _ "embed" // values.yaml

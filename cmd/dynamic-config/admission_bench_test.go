@@ -29,6 +29,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
@@ -229,7 +230,7 @@ func benchReview(tb testing.TB, golden string) (body, want []byte) {
 	if err := yaml.Unmarshal(pod, &meta); err != nil {
 		tb.Fatal(err)
 	}
-	body, err = podReview(offlineUID, pod, strings.TrimSpace(string(ns)), meta.Metadata.Name)
+	body, err = engine.PodReview(engine.UID, pod, strings.TrimSpace(string(ns)), meta.Metadata.Name)
 	if err != nil {
 		tb.Fatal(err)
 	}

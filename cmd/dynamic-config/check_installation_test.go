@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/testfile"
 )
 
 // withEnviron makes the offline commands see environ as the process environment.
@@ -24,20 +26,11 @@ func checkInstallation(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 const seedValues = "testdata/values/"
 
 func TestCheckInstallationExitCodes(t *testing.T) {
-	valid := writeFile(t, "installation.yaml", "watchSeconds: \"30\"\nfileMode: 0640\n")
-	invalid := writeFile(t, "installation.yaml", "watchSeconds: soon\nsourceDeny: \"sandbox: got\"\n")
+	valid := testfile.Write(t, "installation.yaml", "watchSeconds: \"30\"\nfileMode: 0640\n")
+	invalid := testfile.Write(t, "installation.yaml", "watchSeconds: soon\nsourceDeny: \"sandbox: got\"\n")
 	tests := []struct {
 		name    string
 		environ []string
@@ -102,7 +95,7 @@ func TestCheckInstallationAcceptsTheSeedValues(t *testing.T) {
 
 func TestCheckInstallationJSON(t *testing.T) {
 	withEnviron(t)
-	doc := writeFile(t, "installation.json", `{"envPolicy": {"rules": [{"environmentVariables": [{"name": "LOG_LEVEL", "value": "debug"}]}]}}`)
+	doc := testfile.Write(t, "installation.json", `{"envPolicy": {"rules": [{"environmentVariables": [{"name": "LOG_LEVEL", "value": "debug"}]}]}}`)
 	code, out, errOut := checkInstallation(t, "--installation", doc, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -135,7 +128,7 @@ func TestCheckInstallationJSON(t *testing.T) {
 
 func TestCheckInstallationTextShowsPolicyValuesAsSet(t *testing.T) {
 	withEnviron(t)
-	doc := writeFile(t, "installation.yaml", "envPolicy:\n  rules:\n    - environmentVariables: [{name: LOG_LEVEL, value: debug}, {name: HTTPS_PROXY}]\n      namespaces: [payments]\n")
+	doc := testfile.Write(t, "installation.yaml", "envPolicy:\n  rules:\n    - environmentVariables: [{name: LOG_LEVEL, value: debug}, {name: HTTPS_PROXY}]\n      namespaces: [payments]\n")
 	code, out, _ := checkInstallation(t, "--installation", doc)
 	if code != 0 || !strings.Contains(out, "rule 0: reject anyIn, mode enforce, namespaces payments: LOG_LEVEL=<set>, HTTPS_PROXY") || strings.Contains(out, "debug") {
 		t.Errorf("exit %d\n%s", code, out)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 )
 
 // runCommandLine is the command tree (cobra): the subcommands of main.go,
@@ -107,7 +109,7 @@ func unknownCommand(root *cobra.Command, args []string) (msg string, unknown boo
 	}
 	msg = fmt.Sprintf("unknown command %q", name)
 	if suggestions := root.SuggestionsFor(name); len(suggestions) > 0 {
-		msg += fmt.Sprintf("; did you mean %s?", joinWords(quoted(suggestions), "or"))
+		msg += fmt.Sprintf("; did you mean %s?", prose.Join(quoted(suggestions), "or"))
 	}
 	return msg, true
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/doors/webhookscope"
 )
 
 // explain says when the chart's webhooks would never see the object
@@ -76,7 +78,7 @@ func TestExplainSaysWhetherTheWebhookIsCalled(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var got struct{ Webhook webhookReach }
+		var got struct{ Webhook webhookscope.Reach }
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}

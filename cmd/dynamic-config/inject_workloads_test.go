@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 )
 
 // gitTemplate is a pod template asking for a git agent; the installation
@@ -152,7 +154,7 @@ func TestInjectDeploymentEndToEnd(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		wantErr := path + ": Deployment/web: injected (1 agent container(s))\n" +
-			path + ": Service/web: passed through unchanged (inject patches " + injectKinds + ")\n"
+			path + ": Service/web: passed through unchanged (inject patches " + manifest.Kinds + ")\n"
 		if stderr != wantErr {
 			t.Errorf("stderr:\n%s\nwant:\n%s", stderr, wantErr)
 		}

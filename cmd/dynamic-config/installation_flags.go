@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	chart "github.com/dynamic-config-admission/dynamic-config/charts/dynamic-config"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
@@ -76,7 +77,7 @@ func (f *installationFlags) load() (*installation.Installation, error) {
 		return nil, err
 	}
 	if f.values != "" {
-		return loadChartValues(f.values, f.environ())
+		return chart.Load(f.values, f.environ())
 	}
 	return installationloader.Load(f.options())
 }

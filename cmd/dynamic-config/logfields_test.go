@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 )
 
 // jsonType names a decoded JSON value's type.
@@ -61,7 +63,7 @@ func TestEveryLogLineKeepsItsFieldTypes(t *testing.T) {
 	for _, name := range []string{"canonical-1-consul-sidecar", "refuse-malformed-watch-seconds", "skip-not-requested"} {
 		c := goldenCase{name: name, dir: casesDir + "/" + name}
 		namespace, pod := readCase(t, c)
-		if _, err := admitThrough(door.door, nil, "log-fields", pod, namespace, podName(t, pod)); err != nil {
+		if _, err := engine.AdmitThrough(door.door, nil, "log-fields", pod, namespace, podName(t, pod)); err != nil {
 			t.Fatal(err)
 		}
 	}

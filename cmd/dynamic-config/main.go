@@ -1,6 +1,8 @@
 // Command dynamic-config is the one binary of the dynamic-config admission
 // project: the decider, the front door, both in one process (serve), and the
-// offline doors (inject, explain, check-installation).
+// offline doors (inject, explain, check-installation, fleet-status), whose
+// work is the doors library (doors/*); this package holds the flags, the
+// wiring and the process lifecycle.
 package main
 
 import (

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
-
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 )
 
 // offlineCommand is what sets one offline door (inject, explain) apart on
@@ -26,7 +27,7 @@ type offlineCommand struct {
 	outputNote string
 	// admit is the command's kind rule, applied to each document as it is
 	// read (nil: every document is read; the command checks kinds itself).
-	admit func(*manifestDocument) error
+	admit func(*manifest.Document) error
 	// flags adds the command's own flags (nil: none).
 	flags func(*flagSet, *offlineFlags)
 }
@@ -70,7 +71,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs.Var(&f.files, "f", cmd.fileHelp)
 	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the document's metadata.namespace, else default)")
 	fs.StringVar(&f.namespace, "n", "", "alias of --namespace")
-	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+joinWords(cmd.outputs, "or")+cmd.outputNote)
+	fs.StringVar(&f.output, "o", cmd.outputDefault, "output: "+prose.Join(cmd.outputs, "or")+cmd.outputNote)
 	fs.StringVar(&f.cluster, "cluster-name", "", "the cluster the documents are admitted in, as a front door's --cluster-name sends it (default: the decider's own)")
 	f.inst.register(fs.FlagSet)
 	fs.StringVar(&f.classesFile, "classes-file", "", classesFileHelp)
@@ -90,7 +91,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
 		return nil, exitUsage, true
 	case f.output != cmd.outputDefault && !slices.Contains(cmd.outputs, f.output):
-		fmt.Fprintf(stderr, "%s: -o is %q: %s\n", cmd.name, f.output, joinWords(cmd.outputs, "or"))
+		fmt.Fprintf(stderr, "%s: -o is %q: %s\n", cmd.name, f.output, prose.Join(cmd.outputs, "or"))
 		return nil, exitUsage, true
 	}
 	return f, exitOK, false
@@ -101,7 +102,7 @@ type offlineInput struct {
 	*offlineFlags
 	installation *installation.Installation
 	classes      *classes.Set // nil: classes off
-	docs         []*manifestDocument
+	docs         []*manifest.Document
 	// noDocument: no installation document was found (the empty one is in
 	// force); a refusal then says so (noInstallationHint).
 	noDocument bool
@@ -131,19 +132,11 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintf(stderr, "%s: DYNAMIC_CONFIG_WEBHOOK_CLASSES is true, and the offline doors do not watch the API server: give the classes with --classes-file FILE\n", cmd.name)
 		return nil, exitUsage, true
 	}
-	docs, err := readManifests(cmd.name, flags.files, stdin, cmd.admit)
+	docs, err := manifest.Read(cmd.name, flags.files, stdin, cmd.admit)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
 	return &offlineInput{offlineFlags: flags, installation: inst, classes: set, docs: docs,
 		noDocument: flags.inst.values == "" && !inst.DocumentPresent}, exitOK, false
-}
-
-// joinWords joins words as "a", "a <conjunction> b", "a, b <conjunction> c".
-func joinWords(words []string, conjunction string) string {
-	if len(words) <= 1 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " " + conjunction + " " + words[len(words)-1]
 }

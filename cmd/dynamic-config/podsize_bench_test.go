@@ -28,6 +28,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 )
@@ -181,7 +182,7 @@ func sizeReview(tb testing.TB, pod map[string]any) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	body, err := podReview(offlineUID, raw, "default", "app")
+	body, err := engine.PodReview(engine.UID, raw, "default", "app")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -65,6 +65,8 @@ import (
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
+	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
@@ -316,11 +318,11 @@ func readCase(t *testing.T, c goldenCase) (namespace string, pod []byte) {
 	namespace = strings.TrimSpace(string(ns))
 	// A workload's case admits its pod template, as inject does and as the
 	// API server admits the pods its controller creates.
-	target, err := objectPodTarget(pod, "", namespace, "")
-	if err != nil || target.pod == nil {
+	target, err := manifest.ObjectPodTarget(pod, "", namespace, "")
+	if err != nil || target.Pod == nil {
 		t.Fatalf("pod.yaml of case %s is neither a Pod nor a workload inject patches: %v", c.name, err)
 	}
-	return namespace, target.pod
+	return namespace, target.Pod
 }
 
 func TestTwoDoors(t *testing.T) {
@@ -358,7 +360,7 @@ func TestTwoDoors(t *testing.T) {
 			if (code == exitRefused) == offline.Allowed {
 				t.Fatalf("inject exited %d for allowed=%v", code, offline.Allowed)
 			}
-			if offline.UID != offlineUID {
+			if offline.UID != engine.UID {
 				t.Fatalf("inject answered uid %q", offline.UID)
 			}
 
@@ -385,14 +387,14 @@ func TestTwoDoors(t *testing.T) {
 			} else {
 				cluster.classes.TurnOff()
 			}
-			got, err := admitThrough(cluster.door, inst.EnvPolicy, "two-door", pod, namespace, podName(t, pod))
+			got, err := engine.AdmitThrough(cluster.door, inst.EnvPolicy, "two-door", pod, namespace, podName(t, pod))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got.Answer.UID != "two-door" {
 				t.Fatalf("the front door echoed uid %q", got.Answer.UID)
 			}
-			got.Answer.UID = offlineUID
+			got.Answer.UID = engine.UID
 			if clusterBody := stableDecisionID(t, append(review.Encode(got.Answer), '\n')); !bytes.Equal(clusterBody, want) {
 				t.Fatalf("the cluster door differs from the offline door\ncluster: %s\noffline: %s", clusterBody, want)
 			}
@@ -412,7 +414,7 @@ func TestTwoDoors(t *testing.T) {
 
 			// Idempotency: the patched pod, admitted again, is skipped with zero ops.
 			if offline.Patch != "" {
-				_, mutated, err := applyAnswerPatch(pod, offline.Patch)
+				_, mutated, err := engine.ApplyAnswerPatch(pod, offline.Patch)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -460,14 +462,14 @@ func podName(t *testing.T, pod []byte) string {
 	return m.Metadata.Name
 }
 
-func readmit(t *testing.T, inst *installation.Installation, cls *classes.Set, pod []byte, namespace string) *admitted {
+func readmit(t *testing.T, inst *installation.Installation, cls *classes.Set, pod []byte, namespace string) *engine.Admitted {
 	t.Helper()
-	engine, err := newOfflineEngine(inst, cls)
+	e, err := engine.New(inst, cls)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Close()
-	a, err := engine.admitPod(pod, namespace, podName(t, pod))
+	defer e.Close()
+	a, err := e.AdmitPod(pod, namespace, podName(t, pod))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,11 @@
 The installation (spec 02): chart values -> the installation document (ConfigMap
 <fullname>-installation, key installation.yaml) and the decider's env-only variables.
 This is the mapping of spec 07 §1.6/§6.2 that `dynamic-config check-installation --values`
-implements in Go; the two must stay identical.
+implements in Go (the package beside this chart, installation.go); the two must stay identical.
 
-Document keys, in the order of spec 02 §2.6, with the agent.defaults value each comes from.
+Document keys, in the order of spec 02 §2.6, with the agent.defaults value each comes from,
+and the built-ins below: written by `make docs` (cmd/chartkeys) from the installation table;
+`make check-docs` fails when they differ.
 */}}
 {{- define "dynamic-config.installation.fleetKeys" -}}
 - [cpuRequest, cpuRequest]

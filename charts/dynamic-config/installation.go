@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"errors"
@@ -10,25 +10,13 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	chart "github.com/dynamic-config-admission/dynamic-config/charts/dynamic-config"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/doctree"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 )
 
-// chartDefaultsKeys maps agent.defaults.<name> to its document key, in the
-// order the document is written.
-var chartDefaultsKeys = []struct{ value, key string }{
-	{"cpuRequest", "cpuRequest"}, {"memoryRequest", "memoryRequest"}, {"cpuLimit", "cpuLimit"},
-	{"memoryLimit", "memoryLimit"}, {"fileMode", "fileMode"}, {"watchSeconds", "watchSeconds"},
-	{"mode", "mode"}, {"nativeSidecar", "nativeSidecar"}, {"volumeMedium", "volumeMedium"},
-	{"runAsUser", "runAsUser"}, {"runAsGroup", "runAsGroup"}, {"metricsPort", "metricsPort"},
-	{"source", "source"}, {"path", "path"}, {"env", "agentEnv"}, {"overridable", "overridable"},
-	{"matchGuaranteed", "matchGuaranteed"}, {"perStore", "storeDefaults"},
-}
-
-// loadChartValues loads the installation a chart-values file would produce
+// Load loads the installation a chart-values file would produce
 // (`check-installation`/`inject`/`explain --values`, spec 07 §1.6): the file
 // is laid over the chart's default values, mapped exactly as the chart maps
 // it (below), and validated like any installation. environ (nil = --no-env)
@@ -38,7 +26,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 // The mapping (the chart's templates render the same; spec 07 §6.2):
 //
 // Into the installation document (ConfigMap key installation.yaml), keys in
-// this order, each only when "non-empty" (not null, not a blank string, not
+// this order (FleetKeys, the installation table's, then storeDefaults), each only when "non-empty" (not null, not a blank string, not
 // an empty map or list), values copied as their literal text (a YAML number
 // stays its digits, a boolean "true"/"false"), maps and lists copied as they are:
 //
@@ -46,6 +34,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 //	agent.defaults.memoryRequest → memoryRequest  only when not "32Mi"
 //	agent.defaults.cpuLimit      → cpuLimit
 //	agent.defaults.memoryLimit   → memoryLimit    only when not "64Mi"
+//	                                              (BuiltIns: the keys whose chart default is the built-in)
 //	agent.defaults.fileMode      → fileMode
 //	agent.defaults.watchSeconds  → watchSeconds
 //	agent.defaults.mode          → mode
@@ -88,7 +77,7 @@ var chartDefaultsKeys = []struct{ value, key string }{
 // (fileMode and the memory quantities; watchSeconds and the CPU quantities
 // unless a plain whole number; at the fleet and in a map-form perStore) is
 // refused with the chart's own message first.
-func loadChartValues(valuesPath string, environ []string) (*installation.Installation, error) {
+func Load(valuesPath string, environ []string) (*installation.Installation, error) {
 	problem := func(line string) error {
 		return &installation.Problems{DocumentPath: valuesPath, Lines: []string{line}}
 	}
@@ -124,7 +113,7 @@ func loadChartValues(valuesPath string, environ []string) (*installation.Install
 // chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).
 func chartDefaults() *doctree.Node {
 	var defaults yaml.Node
-	if err := yaml.Unmarshal(chart.Values, &defaults); err != nil {
+	if err := yaml.Unmarshal(Values, &defaults); err != nil {
 		panic("chart values.yaml: " + err.Error()) // embedded at build time; chart-lint keeps it YAML
 	}
 	return docparse.FromYAML(&defaults)
@@ -182,7 +171,7 @@ func numberProblems(values *doctree.Node) []string {
 }
 
 // mapChartValues renders the document and the decider's variables from
-// coalesced chart values (the mapping documented on loadChartValues).
+// coalesced chart values (the mapping documented on Load).
 func mapChartValues(values *doctree.Node) (*doctree.Node, []string) {
 	doc := &doctree.Node{Kind: doctree.Mapping, Tag: "!!map"}
 	written := map[string]bool{}
@@ -191,24 +180,25 @@ func mapChartValues(values *doctree.Node) (*doctree.Node, []string) {
 		written[key] = true
 	}
 	defaults := lookupPath(values, "agent", "defaults")
-	builtIns := map[string]string{"cpuRequest": "10m", "memoryRequest": "32Mi", "memoryLimit": "64Mi"}
-	for _, m := range chartDefaultsKeys {
-		v := lookupPath(defaults, m.value)
+	builtIns := BuiltIns()
+	keys := FleetKeys()
+	for _, m := range keys {
+		v := lookupPath(defaults, m.Value)
 		if !nonEmpty(v) {
 			continue
 		}
-		if b, ok := builtIns[m.value]; ok && v.Kind == doctree.Scalar && installation.Trim(v.Value) == b {
+		if b, ok := builtIns[m.Key]; ok && v.Kind == doctree.Scalar && installation.Trim(v.Value) == b {
 			continue
 		}
-		if m.key == "storeDefaults" {
-			v = sortedMap(v, 2)
-		}
-		put(m.key, v)
+		put(m.Key, v)
+	}
+	if v := lookupPath(defaults, perStoreValue); nonEmpty(v) {
+		put("storeDefaults", sortedMap(v, 2))
 	}
 	for _, p := range doctree.Pairs(defaults) {
-		known := false
-		for _, m := range chartDefaultsKeys {
-			known = known || m.value == p.Key
+		known := p.Key == perStoreValue
+		for _, m := range keys {
+			known = known || m.Value == p.Key
 		}
 		if !known && !written[p.Key] && nonEmpty(p.Value) {
 			put(p.Key, p.Value)

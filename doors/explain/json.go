@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"bytes"
@@ -7,41 +7,31 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protojson"
-	"sigs.k8s.io/yaml"
 
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
-// explainWriteYAML prints explainWriteJSON's objects as YAML, one document
+// WriteYAML prints WriteJSON's objects as YAML, one document
 // per manifest document, separated by ---.
-func explainWriteYAML(w io.Writer, results []*explanation) error {
-	for i, x := range results {
+func WriteYAML(w io.Writer, results []*Explanation) error {
+	docs := make([][]byte, 0, len(results))
+	for _, x := range results {
 		var b bytes.Buffer
-		if err := explainWriteJSON(&b, []*explanation{x}); err != nil {
+		if err := WriteJSON(&b, []*Explanation{x}); err != nil {
 			return err
 		}
-		data, err := yaml.JSONToYAML(b.Bytes())
-		if err != nil {
-			return fmt.Errorf("encode the explanation as YAML: %w", err)
-		}
-		if i > 0 {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
+		docs = append(docs, b.Bytes())
 	}
-	return nil
+	return manifest.WriteYAMLStream(w, docs, func(int) string { return "encode the explanation as YAML" })
 }
 
-// explainWriteJSON prints protojson DecisionResponses: one object per
+// WriteJSON prints protojson DecisionResponses: one object per
 // document ({"mutate": …, "validate": …, "template": a workload's pod
 // template pointer, "webhook": {"path", "reached", "blocked",
 // "provided"}}), a JSON array for several. A workload's mutate is the
 // decision on the pods it creates.
-func explainWriteJSON(w io.Writer, results []*explanation) error {
+func WriteJSON(w io.Writer, results []*Explanation) error {
 	objects := make([]json.RawMessage, 0, len(results))
 	for _, x := range results {
 		var b bytes.Buffer
@@ -49,7 +39,7 @@ func explainWriteJSON(w io.Writer, results []*explanation) error {
 		for _, part := range []struct {
 			name string
 			resp *deciderv1.DecisionResponse
-		}{{"mutate", x.mutate}, {"validate", x.validate}} {
+		}{{"mutate", x.Mutate}, {"validate", x.Validate}} {
 			if part.resp == nil {
 				continue
 			}
@@ -63,11 +53,11 @@ func explainWriteJSON(w io.Writer, results []*explanation) error {
 			fmt.Fprintf(&b, "%q:", part.name)
 			b.Write(data)
 		}
-		if x.template != "" {
-			fmt.Fprintf(&b, `,"template":%q`, x.template)
+		if x.Template != "" {
+			fmt.Fprintf(&b, `,"template":%q`, x.Template)
 		}
-		if x.reach != nil {
-			data, err := json.Marshal(x.reach)
+		if x.Reach != nil {
+			data, err := json.Marshal(x.Reach)
 			if err != nil {
 				return err
 			}
@@ -89,11 +79,5 @@ func explainWriteJSON(w io.Writer, results []*explanation) error {
 			return err
 		}
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
-	return err
+	return manifest.WriteIndentedJSON(w, compact)
 }

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -9,7 +9,9 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
@@ -33,7 +35,7 @@ func explainSkipText(reason deciderv1.SkipReason, kind string) string {
 	if kind == "Pod" {
 		target = envpolicy.TargetPods
 	}
-	if text, ok := skipReasonText(reason, target); ok {
+	if text, ok := engine.SkipReasonText(reason, target); ok {
 		return text
 	}
 	return strings.ToLower(strings.TrimPrefix(reason.String(), "SKIP_REASON_"))
@@ -55,50 +57,50 @@ func explainShortRevision(r string) string {
 	return r
 }
 
-// explainWriteText prints one document's explanation.
-func explainWriteText(w io.Writer, x *explanation, docFile string) {
-	primary := x.mutate.GetDecision()
+// WriteText prints one document's explanation.
+func WriteText(w io.Writer, x *Explanation, docFile string) {
+	primary := x.Mutate.GetDecision()
 	if primary == nil {
-		primary = x.validate.GetDecision()
+		primary = x.Validate.GetDecision()
 	}
-	name := x.facts.GetName()
-	if name == "" && x.facts.GetGenerateName() != "" {
-		name = x.facts.GetGenerateName() + "…"
+	name := x.Facts.GetName()
+	if name == "" && x.Facts.GetGenerateName() != "" {
+		name = x.Facts.GetGenerateName() + "…"
 	}
 	outcome := explainOutcomes[primary.GetOutcome()]
-	if x.refused() {
+	if x.Refused() {
 		outcome = "refuse"
 	} else if primary.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP {
-		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.kind) + ")"
+		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.Kind) + ")"
 	}
 	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s%s",
-		strings.ToLower(x.kind), x.namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()), explainWho(primary))
-	if cr := x.mutate.GetDecision().GetClassesRevision(); cr != "" {
+		strings.ToLower(x.Kind), x.Namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()), explainWho(primary))
+	if cr := x.Mutate.GetDecision().GetClassesRevision(); cr != "" {
 		fmt.Fprintf(w, "   classes: %s", explainShortRevision(cr))
 	}
 	fmt.Fprintln(w)
-	if x.reach != nil {
-		fmt.Fprintln(w, x.reach.text())
+	if x.Reach != nil {
+		fmt.Fprintln(w, x.Reach.Text())
 	}
-	if x.template != "" {
+	if x.Template != "" {
 		fmt.Fprintf(w, "pod template %s: the renders, gates and plan below are /mutate's on every pod the %s creates; the env policy is /validate's on the %s\n",
-			strings.ReplaceAll(x.template[1:], "/", "."), x.kind, x.kind)
+			strings.ReplaceAll(x.Template[1:], "/", "."), x.Kind, x.Kind)
 	}
 
-	if d := x.mutate.GetDecision(); d != nil {
+	if d := x.Mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
-			explainWriteRender(w, r, docFile, x.all)
+			explainWriteRender(w, r, docFile, x.All)
 		}
-		explainWriteGates(w, d.GetGates(), x.namespace)
+		explainWriteGates(w, d.GetGates(), x.Namespace)
 	}
 	explainWriteEnvPolicy(w, x)
-	if d := x.mutate.GetDecision(); d != nil {
+	if d := x.Mutate.GetDecision(); d != nil {
 		explainWritePlan(w, d.GetPlan())
 	}
 
 	var warnings []*deciderv1.Warning
-	warnings = append(warnings, x.mutate.GetDecision().GetWarnings()...)
-	warnings = append(warnings, x.validate.GetDecision().GetWarnings()...)
+	warnings = append(warnings, x.Mutate.GetDecision().GetWarnings()...)
+	warnings = append(warnings, x.Validate.GetDecision().GetWarnings()...)
 	if len(warnings) == 0 {
 		fmt.Fprintln(w, "warnings: none")
 	} else {
@@ -108,14 +110,14 @@ func explainWriteText(w io.Writer, x *explanation, docFile string) {
 		}
 	}
 
-	for _, d := range []*deciderv1.Decision{x.mutate.GetDecision(), x.validate.GetDecision()} {
+	for _, d := range []*deciderv1.Decision{x.Mutate.GetDecision(), x.Validate.GetDecision()} {
 		if d.GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE && len(d.GetRefusals()) > 0 {
 			r := d.GetRefusals()[0]
 			fmt.Fprintf(w, "refused (%s %d) at %s: %s\n", r.GetReasonSlug(), r.GetHttpCode(), r.GetCheck(), redact.URL(r.GetMessage()))
 		}
 	}
-	if x.denial != nil {
-		fmt.Fprintf(w, "refused (%s %d) by the front door: %s\n", x.denial.Reason, x.denial.Code, redact.URL(x.denial.Message))
+	if x.Denial != nil {
+		fmt.Fprintf(w, "refused (%s %d) by the front door: %s\n", x.Denial.Reason, x.Denial.Code, redact.URL(x.Denial.Message))
 	}
 }
 
@@ -275,23 +277,23 @@ func explainWriteGates(w io.Writer, gates []*deciderv1.GateRuling, namespace str
 }
 
 // explainWriteEnvPolicy prints the validating path's rule results.
-func explainWriteEnvPolicy(w io.Writer, x *explanation) {
-	d := x.validate.GetDecision()
+func explainWriteEnvPolicy(w io.Writer, x *Explanation) {
+	d := x.Validate.GetDecision()
 	switch {
-	case d == nil && x.policy == nil:
+	case d == nil && x.Policy == nil:
 		fmt.Fprintln(w, "env policy: none")
 		return
-	case d == nil && !x.policy.Includes(envpolicy.TargetPods):
+	case d == nil && !x.Policy.Includes(envpolicy.TargetPods):
 		fmt.Fprintln(w, "env policy: "+explainSkipText(deciderv1.SkipReason_SKIP_REASON_NOT_TARGETED, "Pod"))
 		return
 	case d == nil:
 		fmt.Fprintln(w, "env policy: not evaluated (the pod was refused)")
 		return
 	case d.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP:
-		fmt.Fprintln(w, "env policy: "+explainSkipText(d.GetSkipReason(), x.kind))
+		fmt.Fprintln(w, "env policy: "+explainSkipText(d.GetSkipReason(), x.Kind))
 		return
 	}
-	object := strings.ToLower(x.kind)
+	object := strings.ToLower(x.Kind)
 	parts := make([]string, 0, len(d.GetEnvPolicyResults()))
 	for _, r := range d.GetEnvPolicyResults() {
 		var status string
@@ -346,7 +348,7 @@ func explainWritePlan(w io.Writer, p *deciderv1.MutationPlan) {
 		for _, m := range p.GetAppMounts() {
 			names = append(names, m.GetContainerName())
 		}
-		parts = append(parts, "mount into "+joinWords(names, "and"))
+		parts = append(parts, "mount into "+prose.Join(names, "and"))
 	}
 	if s := p.GetImagePullSecret(); s != "" {
 		parts = append(parts, "pull secret "+s)

@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"errors"
@@ -9,11 +9,12 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/internal/testfile"
 )
 
 func loadValuesText(t *testing.T, values string, environ ...string) (*installation.Installation, error) {
 	t.Helper()
-	return loadChartValues(writeFile(t, "values.yaml", values), environ)
+	return Load(testfile.Write(t, "values.yaml", values), environ)
 }
 
 func TestChartValuesMapping(t *testing.T) {
@@ -141,7 +142,7 @@ envPolicy:
 	})
 	t.Run("a missing values file is reported", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "values.yaml")
-		_, err := loadChartValues(p, nil)
+		_, err := Load(p, nil)
 		if err == nil || err.Error() != "dynamic-config: the installation is invalid (1 problem; document "+p+"):\n  "+p+": the chart values file does not exist" {
 			t.Errorf("got %v", err)
 		}

@@ -1,4 +1,4 @@
-package main
+package manifest
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 )
 
-// inject takes workloads as istioctl kube-inject does (issue 15): the pod
+// The doors take workloads as istioctl kube-inject does (issue 15): the pod
 // template of each is decided and patched as the Pod the controller would
 // create from it, in the workload's namespace, and the patch lands in the
 // template of the whole manifest, which is written back as it came.
@@ -28,15 +28,15 @@ var podTemplatePointers = map[[2]string]string{
 	{"batch/v1", "CronJob"}:         "/spec/jobTemplate/spec/template",
 }
 
-// injectKinds names what inject patches, for the messages.
-const injectKinds = "Pods, Deployments, StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs, CronJobs and Lists of them"
+// Kinds names what inject patches, for the messages.
+const Kinds = "Pods, Deployments, StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs, CronJobs and Lists of them"
 
-// checkInjectKind is inject's kind rule for one object: a Pod or a workload
+// CheckKind is inject's kind rule for one object: a Pod or a workload
 // of its apiVersion is patched, a kind inject does not know passes through
 // unchanged (as kubectl apply would take it: a Service, a ConfigMap); an
 // object without a kind, or a Pod or workload kind of another apiVersion,
 // is refused, never passed through.
-func checkInjectKind(apiVersion, kind string) (patched bool, err error) {
+func CheckKind(apiVersion, kind string) (patched bool, err error) {
 	if _, ok := podTemplatePointers[[2]string{apiVersion, kind}]; ok {
 		return true, nil
 	}
@@ -54,84 +54,59 @@ func checkInjectKind(apiVersion, kind string) (patched bool, err error) {
 	return false, nil
 }
 
-// injectTakesWorkloads is inject's rule for a document (see checkInjectKind;
-// a v1 List's items are checked as they are expanded).
-func injectTakesWorkloads(doc *manifestDocument) error {
-	if err := doc.decodeHead(); err != nil {
-		return fmt.Errorf("inject takes %s; %s is not an object: %w", injectKinds, doc.where(), err)
-	}
-	if doc.head.APIVersion == "v1" && doc.head.Kind == "List" {
-		return nil
-	}
-	if _, err := checkInjectKind(doc.head.APIVersion, doc.head.Kind); err != nil {
-		return fmt.Errorf("inject takes %s; %s is %w", injectKinds, doc.where(), err)
-	}
-	return nil
-}
-
-// podTarget is one pod of a document: a Pod, or a workload's template.
-type podTarget struct {
-	// pointer is where the pod is in the document ("" = the document).
-	pointer string
-	// label names the pod's owner in messages ("" for a Pod document).
-	label string
-	// pod is the Pod decided: the document, or apiVersion v1, kind Pod and
+// PodTarget is one pod of a document: a Pod, or a workload's template.
+type PodTarget struct {
+	// Pointer is where the pod is in the document ("" = the document).
+	Pointer string
+	// Label names the pod's owner in messages ("" for a Pod document).
+	Label string
+	// Pod is the Pod decided: the document, or apiVersion v1, kind Pod and
 	// the template's metadata and spec; nil for an object that passes
 	// through unchanged.
-	pod             []byte
-	namespace, name string
+	Pod             []byte
+	Namespace, Name string
 }
 
-// objectHead is what locating a pod needs of an object.
-type objectHead struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"metadata"`
-}
-
-// podTargets lists the pods of doc in document order. The namespace of a
+// PodTargets lists the pods of doc in document order. The namespace of a
 // template is its object's (--namespace, else metadata.namespace, else
 // default).
-func podTargets(doc *manifestDocument, namespaceFlag string) ([]podTarget, error) {
-	if doc.head.Kind != "List" {
-		t, err := objectPodTarget(doc.raw, "", namespaceFlag, "")
+func PodTargets(doc *Document, namespaceFlag string) ([]PodTarget, error) {
+	if doc.Head.Kind != "List" {
+		t, err := ObjectPodTarget(doc.Raw, "", namespaceFlag, "")
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", doc.where(), err)
+			return nil, fmt.Errorf("%s: %w", doc.Where(), err)
 		}
-		return []podTarget{t}, nil
+		return []PodTarget{t}, nil
 	}
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(doc.raw, &list); err != nil {
-		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", doc.where(), err)
+	if err := json.Unmarshal(doc.Raw, &list); err != nil {
+		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", doc.Where(), err)
 	}
-	targets := make([]podTarget, 0, len(list.Items))
+	targets := make([]PodTarget, 0, len(list.Items))
 	for i, item := range list.Items {
-		t, err := objectPodTarget(item, "/items/"+strconv.Itoa(i), namespaceFlag, "List item "+strconv.Itoa(i+1)+" ")
+		t, err := ObjectPodTarget(item, "/items/"+strconv.Itoa(i), namespaceFlag, "List item "+strconv.Itoa(i+1)+" ")
 		if err != nil {
-			return nil, fmt.Errorf("%s, List item %d: %w", doc.where(), i+1, err)
+			return nil, fmt.Errorf("%s, List item %d: %w", doc.Where(), i+1, err)
 		}
 		targets = append(targets, t)
 	}
 	return targets, nil
 }
 
-// objectPodTarget locates the pod of one object at pointer in its document.
-func objectPodTarget(raw []byte, pointer, namespaceFlag, labelPrefix string) (podTarget, error) {
-	var head objectHead
+// ObjectPodTarget locates the pod of one object at pointer in its document.
+func ObjectPodTarget(raw []byte, pointer, namespaceFlag, labelPrefix string) (PodTarget, error) {
+	var head Head
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return podTarget{}, fmt.Errorf("not an object: %w", err)
+		return PodTarget{}, fmt.Errorf("not an object: %w", err)
 	}
-	patched, err := checkInjectKind(head.APIVersion, head.Kind)
+	patched, err := CheckKind(head.APIVersion, head.Kind)
 	if err != nil {
-		return podTarget{}, fmt.Errorf("inject takes %s; this is %w", injectKinds, err)
+		return PodTarget{}, fmt.Errorf("inject takes %s; this is %w", Kinds, err)
 	}
 	if !patched {
-		return podTarget{label: labelPrefix + head.Kind + "/" + head.Metadata.Name}, nil
+		return PodTarget{Label: labelPrefix + head.Kind + "/" + head.Metadata.Name}, nil
 	}
 	template := podTemplatePointers[[2]string{head.APIVersion, head.Kind}]
 	namespace := namespaceFlag
@@ -141,31 +116,31 @@ func objectPodTarget(raw []byte, pointer, namespaceFlag, labelPrefix string) (po
 	if namespace == "" {
 		namespace = "default"
 	}
-	t := podTarget{pointer: pointer + template, namespace: namespace, name: head.Metadata.Name}
+	t := PodTarget{Pointer: pointer + template, Namespace: namespace, Name: head.Metadata.Name}
 	if template == "" {
-		t.pod = raw
+		t.Pod = raw
 		if labelPrefix != "" {
-			t.label = labelPrefix + "Pod/" + head.Metadata.Name
+			t.Label = labelPrefix + "Pod/" + head.Metadata.Name
 		}
 		return t, nil
 	}
-	t.label = labelPrefix + head.Kind + "/" + head.Metadata.Name
+	t.Label = labelPrefix + head.Kind + "/" + head.Metadata.Name
 	raw, err = valueAt(raw, template)
 	if err != nil {
-		return podTarget{}, fmt.Errorf("%s has no pod template (%s): %w", t.label, strings.ReplaceAll(template[1:], "/", "."), err)
+		return PodTarget{}, fmt.Errorf("%s has no pod template (%s): %w", t.Label, strings.ReplaceAll(template[1:], "/", "."), err)
 	}
 	var tmpl struct {
 		Metadata json.RawMessage `json:"metadata"`
 		Spec     json.RawMessage `json:"spec"`
 	}
 	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return podTarget{}, fmt.Errorf("%s: the pod template is not an object: %w", t.label, err)
+		return PodTarget{}, fmt.Errorf("%s: the pod template is not an object: %w", t.Label, err)
 	}
 	if len(tmpl.Metadata) == 0 {
 		tmpl.Metadata = json.RawMessage("{}")
 	}
 	if len(tmpl.Spec) == 0 {
-		return podTarget{}, fmt.Errorf("%s: the pod template has no spec", t.label)
+		return PodTarget{}, fmt.Errorf("%s: the pod template has no spec", t.Label)
 	}
 	var templateName struct {
 		Metadata struct {
@@ -173,8 +148,8 @@ func objectPodTarget(raw []byte, pointer, namespaceFlag, labelPrefix string) (po
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(raw, &templateName)
-	t.name = templateName.Metadata.Name // the controller names the pod; the template rarely does
-	t.pod, err = json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": tmpl.Metadata, "spec": tmpl.Spec})
+	t.Name = templateName.Metadata.Name // the controller names the pod; the template rarely does
+	t.Pod, err = json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": tmpl.Metadata, "spec": tmpl.Spec})
 	return t, err
 }
 
@@ -199,9 +174,9 @@ func valueAt(doc []byte, pointer string) ([]byte, error) {
 	return cur, nil
 }
 
-// rebasePatch moves a pod's patch to pointer in its document: every op's
+// RebasePatch moves a pod's patch to pointer in its document: every op's
 // path gets pointer in front (add, remove and replace have no from).
-func rebasePatch(patch []byte, pointer string) ([]jsonpatch.Op, error) {
+func RebasePatch(patch []byte, pointer string) ([]jsonpatch.Op, error) {
 	var ops []jsonpatch.Op
 	if err := json.Unmarshal(patch, &ops); err != nil {
 		return nil, fmt.Errorf("decode the front door's patch: %w", err)

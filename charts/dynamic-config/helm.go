@@ -1,4 +1,4 @@
-package main
+package chart
 
 // The chart's own operations on values, as Helm performs them: coalescing,
 // lookups, sorted maps, its booleans and its "non-empty".

@@ -1,4 +1,7 @@
-package main
+// Package webhookscope says whether the API server would call the webhook
+// at all for an object, as istioctl x check-inject says it (issue 15), from
+// the chart's webhook values: explain shows it above each decision.
+package webhookscope
 
 import (
 	"fmt"
@@ -25,12 +28,12 @@ import (
 // asksConditionName is the chart's matchCondition on /mutate.
 const asksConditionName = "asks-for-dynamic-config"
 
-// defaultReleaseNamespace is the namespace the chart README installs into.
-const defaultReleaseNamespace = "dynamic-config"
+// DefaultReleaseNamespace is the namespace the chart README installs into.
+const DefaultReleaseNamespace = "dynamic-config"
 
-// webhookScope is what the chart's webhook configurations select, from the
+// Scope is what the chart's webhook configurations select, from the
 // chart values (--values) or the chart's defaults.
-type webhookScope struct {
+type Scope struct {
 	releaseNamespace  string
 	excludeNamespaces []string // the chart's: kube-system, kube-node-lease, the release namespace, webhook.excludeNamespaces
 	namespaceGating   bool
@@ -50,10 +53,10 @@ type chartWebhookValues struct {
 	} `json:"webhook"`
 }
 
-// loadWebhookScope builds the scope from the chart values file ("" = the
+// Load builds the scope from the chart values file ("" = the
 // chart's defaults) and the release namespace.
-func loadWebhookScope(valuesPath, releaseNamespace string) (*webhookScope, error) {
-	s := &webhookScope{releaseNamespace: releaseNamespace}
+func Load(valuesPath, releaseNamespace string) (*Scope, error) {
+	s := &Scope{releaseNamespace: releaseNamespace}
 	var v chartWebhookValues
 	if valuesPath != "" {
 		data, err := os.ReadFile(valuesPath)
@@ -79,8 +82,8 @@ func loadWebhookScope(valuesPath, releaseNamespace string) (*webhookScope, error
 	return s, nil
 }
 
-// webhookReach is whether the object reaches its webhook.
-type webhookReach struct {
+// Reach is whether the object reaches its webhook.
+type Reach struct {
 	Path string `json:"path"` // /mutate for a Pod, /validate for a workload
 	// Reached is false when the API server would never call the webhook.
 	Reached bool `json:"reached"`
@@ -90,10 +93,10 @@ type webhookReach struct {
 	Provided []string `json:"provided,omitempty"`
 }
 
-// reach decides whether a Pod (pod=true: /mutate) or a workload (/validate)
+// Reach decides whether a Pod (pod=true: /mutate) or a workload (/validate)
 // in namespace, with the object's labels and raw JSON, reaches the webhook.
-func (s *webhookScope) reach(pod bool, namespace string, objLabels map[string]string, raw []byte) webhookReach {
-	r := webhookReach{Path: "/mutate", Reached: true}
+func (s *Scope) Reach(pod bool, namespace string, objLabels map[string]string, raw []byte) Reach {
+	r := Reach{Path: "/mutate", Reached: true}
 	if !pod {
 		r.Path = "/validate"
 	}
@@ -125,8 +128,8 @@ func (s *webhookScope) reach(pod bool, namespace string, objLabels map[string]st
 	return r
 }
 
-// text is the reach line of explain's text output.
-func (r webhookReach) text() string {
+// Text is the reach line of explain's text output.
+func (r Reach) Text() string {
 	if !r.Reached {
 		return "webhook " + r.Path + ": never called: " + strings.Join(r.Blocked, "; ") +
 			" (the decision below is what it would answer)"

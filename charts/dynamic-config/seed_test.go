@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"strings"
@@ -7,10 +7,14 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 )
 
+// seedValues are the worked chart-values files, beside the check-installation
+// tests that read them through the command line.
+const seedValues = "../../cmd/dynamic-config/testdata/values/"
+
 // loadValues loads a testdata chart-values file without the process environment.
 func loadValues(t *testing.T, name string) *installation.Installation {
 	t.Helper()
-	inst, err := loadChartValues("testdata/values/"+name, nil)
+	inst, err := Load(seedValues+name, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -214,7 +218,7 @@ func TestSeedGatesAndFleetEnvironment(t *testing.T) {
 func BenchmarkLoadSeedInstallation(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := loadChartValues("testdata/values/seed000-nine-stores.values.yaml", nil); err != nil {
+		if _, err := Load(seedValues+"seed000-nine-stores.values.yaml", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,12 +1,11 @@
-package main
+package inject
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 
-	"sigs.k8s.io/yaml"
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 )
 
 // listKind is the kind of the list object kubectl writes for several objects.
@@ -16,30 +15,20 @@ const listKind = "List"
 // kubectl and jq read (issue 20): YAML documents separated by `---`, or in
 // JSON the object itself when there is one, else one v1 List holding every
 // object (a List document's items are its objects).
-func writeManifestStream(w io.Writer, written []*injectResult, format string) error {
-	if format == outputJSON {
+func writeManifestStream(w io.Writer, written []*Result, format string) error {
+	if format == OutputJSON {
 		return writeJSONStream(w, written)
 	}
-	for i, r := range written {
-		y, err := yaml.JSONToYAML(r.Mutated)
-		if err != nil {
-			return fmt.Errorf("%s: write YAML: %w", r.doc.file, err)
-		}
-		if i > 0 {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
-				return err
-			}
-		}
-		if _, err := w.Write(y); err != nil {
-			return err
-		}
+	docs := make([][]byte, 0, len(written))
+	for _, r := range written {
+		docs = append(docs, r.Mutated)
 	}
-	return nil
+	return manifest.WriteYAMLStream(w, docs, func(i int) string { return written[i].Doc.File + ": write YAML" })
 }
 
 // writeJSONStream writes one indented JSON value: the only document as it
 // is, or a v1 List of every object.
-func writeJSONStream(w io.Writer, written []*injectResult) error {
+func writeJSONStream(w io.Writer, written []*Result) error {
 	var value []byte
 	switch len(written) {
 	case 0:
@@ -65,26 +54,20 @@ func writeJSONStream(w io.Writer, written []*injectResult) error {
 		}
 		value = list
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, value, "", "  "); err != nil {
-		return err
-	}
-	buf.WriteByte('\n')
-	_, err := w.Write(buf.Bytes())
-	return err
+	return manifest.WriteIndentedJSON(w, value)
 }
 
 // streamObjects are the objects one document adds to a List: a List's
 // items, else the document itself.
-func streamObjects(r *injectResult) ([]json.RawMessage, error) {
-	if r.doc.head.Kind != listKind {
+func streamObjects(r *Result) ([]json.RawMessage, error) {
+	if r.Doc.Head.Kind != listKind {
 		return []json.RawMessage{r.Mutated}, nil
 	}
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(r.Mutated, &list); err != nil {
-		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", r.doc.where(), err)
+		return nil, fmt.Errorf("%s: a List whose items are not objects: %w", r.Doc.Where(), err)
 	}
 	return list.Items, nil
 }
