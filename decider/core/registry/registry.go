@@ -78,14 +78,17 @@ type Row struct {
 	// ScopeNote qualifies the scope column of the documentation (display
 	// only), e.g. "watching agents".
 	ScopeNote string
-	// OwnsEmpty says the key's own grammar refuses "" (booleans, enumerations,
-	// numbers, inject, class, inject-containers, agent-env); every other key
-	// is refused at step B7 with value.empty (spec 01 §1.2).
+	// OwnsEmpty says the key's own grammar judges "" (refuses it with its own
+	// check, or accepts it for its steps to judge): booleans, enumerations,
+	// numbers, inject, class, inject-containers, agent-env. Every other key is
+	// refused at step B7 with value.empty (spec 01 §1.2). Derived from
+	// Grammar when the package loads; the table never writes it.
 	OwnsEmpty bool
 	// StoreShaped marks the store-shaped strings (raw pin comparison, never a fleet tier).
 	StoreShaped bool
-	// Pair is the other half of an either-or pair ("" when none).
-	Pair string
+	// Pair is the other half of an either-or pair. The zero ID (Inject, never
+	// a pair half) means none: read it with PairOf.
+	Pair ID
 	// Grammar parses the value: it normalises it or returns the refusal
 	// (spec 01 §3), and says how a pin compares two values (spec 02 §4).
 	Grammar knob.Grammar
@@ -145,6 +148,10 @@ func (r *Row) Check(value string) (string, *knob.Failure) { return r.Grammar.Che
 
 // Equal compares two values of the key the way a pin does (spec 02 §4).
 func (r *Row) Equal(a, b string) bool { return r.Grammar.Equal(a, b) }
+
+// PairOf is the other half of the row's either-or pair; ok is false when the
+// row has none.
+func (r *Row) PairOf() (other ID, ok bool) { return r.Pair, r.Pair != Inject }
 
 // Deprecated reports whether the key is deprecated.
 func (r *Row) Deprecated() bool { return r.DeprecatedSince != "" }
@@ -208,6 +215,15 @@ var PerRender = func() []ID {
 	}
 	return ids
 }()
+
+// init derives each row's OwnsEmpty from its grammar (spec 01 §1.2): a
+// grammar that answers "" with anything but value.empty owns it.
+func init() {
+	for i := range rows {
+		_, f := rows[i].Check("")
+		rows[i].OwnsEmpty = f == nil || f.Check != "value.empty"
+	}
+}
 
 var byName = func() map[string]ID {
 	m := make(map[string]ID, len(rows))

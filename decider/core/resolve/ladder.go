@@ -13,7 +13,7 @@ var rows = registry.Rows()
 var pairOf = func() map[registry.ID]registry.ID {
 	m := map[registry.ID]registry.ID{}
 	for _, id := range registry.All {
-		if p, ok := registry.ByName(id.Row().Pair); ok {
+		if p, ok := id.Row().PairOf(); ok {
 			m[id] = p
 		}
 	}
