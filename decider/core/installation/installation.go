@@ -155,7 +155,7 @@ type Installation struct {
 	// document that was not blank to a blank one is refused (02 §11).
 	DocumentBlank bool
 
-	// Fleet maps a fleet knob (spec 02 §2.1 rows 1–14, by knob spelling:
+	// Fleet maps a fleet knob (spec 02 §2.1, registry.Fleet; by knob spelling:
 	// "agent-cpu-request", "file-mode", "source", "path", …) to its value.
 	// Only settings that are set appear.
 	Fleet map[string]Value

@@ -9,6 +9,8 @@
 package registry
 
 import (
+	"slices"
+
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -109,10 +111,11 @@ type Row struct {
 	Replacement string
 }
 
-// Setting is one installation setting of spec 02 §2.1 rows 1–14: the fleet
-// default of a knob, in the document, the environment and the chart.
+// Setting is one installation setting of spec 02 §2.1: the fleet default of
+// a knob, in the document, the environment and the chart.
 type Setting struct {
-	// Row is the row number in spec 02 §2.1: the installation's order.
+	// Row is the setting's row in spec 02 §2.1: the installation's order of
+	// the fleet defaults (Fleet), which the settings without a knob follow.
 	Row int
 	// Key is the document key.
 	Key string
@@ -224,6 +227,24 @@ func init() {
 		rows[i].OwnsEmpty = f == nil || f.Check != "value.empty"
 	}
 }
+
+// Fleet returns every knob with a fleet default (a row with a Setting), in
+// the installation's order (Setting.Row, spec 02 §2.1): the fleet keys the
+// installation document and environment read, their variables and chart
+// values, and (Row.BuiltIn) their built-ins. The slice is shared: never
+// modify it.
+func Fleet() []ID { return fleetIDs }
+
+var fleetIDs = func() []ID {
+	var ids []ID
+	for i := range rows {
+		if rows[i].Setting != nil {
+			ids = append(ids, ID(i))
+		}
+	}
+	slices.SortFunc(ids, func(a, b ID) int { return rows[a].Setting.Row - rows[b].Setting.Row })
+	return ids
+}()
 
 var byName = func() map[string]ID {
 	m := make(map[string]ID, len(rows))

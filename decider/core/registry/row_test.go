@@ -46,10 +46,13 @@ func TestAKnobHasAnInstallationSettingExactlyWhenItHasAFleetTier(t *testing.T) {
 		}
 		seen[r.Setting.Row] = r.Name
 	}
-	for row := 1; row <= 14; row++ {
+	for row := 1; row <= len(seen); row++ {
 		if seen[row] == "" {
-			t.Errorf("no knob owns spec 02 §2.1 row %d", row)
+			t.Errorf("no knob owns spec 02 §2.1 row %d: the fleet defaults are rows 1–%d", row, len(seen))
 		}
+	}
+	if got := Fleet(); len(got) != len(seen) || got[0].Row().Setting.Row != 1 || got[len(got)-1].Row().Setting.Row != len(seen) {
+		t.Errorf("Fleet() = %v, not the %d fleet defaults in row order", got, len(seen))
 	}
 }
 
