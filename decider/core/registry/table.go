@@ -98,7 +98,7 @@ var rows = []Row{
 		Checks:      []string{"pin.agent-memory-limit", "quantity.value"},
 		GrammarText: "Kubernetes quantity", Doc: "the agents' memory limit"},
 	{Name: "file-mode", Grammar: knob.FileMode, Setting: fleet(5, "fileMode", "DYNAMIC_CONFIG_AGENT_FILE_MODE"), PerRender: true, Tiers: storeFlt, NamedTiers: storeFlt, BuiltInDoc: "not sent (agent's own default)",
-		Scope: ScopeEach,
+		Scope:       ScopeEach,
 		Checks:      []string{"file-mode.value", "file-mode.range", "file-mode.owner-read", "pin.file-mode"},
 		GrammarText: `octal ("0640", "640", "0o640"), at most 0777, owner-read set`, Doc: "the rendered file's mode (--file-mode)"},
 	{Name: "agent-run-as-user", Grammar: runAs, Setting: fleet(10, "runAsUser", "DYNAMIC_CONFIG_AGENT_RUN_AS_USER"), Tiers: storeFlt, BuiltIn: "65532", BuiltInDoc: "65532", Scope: ScopePod,
