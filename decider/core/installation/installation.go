@@ -76,7 +76,14 @@ type Value struct {
 	// decimal, file-mode "0<oct>", everything else as written), so readers
 	// need not re-parse it per request.
 	Normalised string
+	// Number is the value's number as the grammar parsed it (a number
+	// knob's value, file-mode's bits; 0 for every other knob).
+	Number uint64
 }
+
+// Parsed is the value as its grammar parsed it when the installation was
+// read: the normalised text and the number.
+func (v Value) Parsed() knob.Value { return knob.Value{Text: v.Normalised, Number: v.Number} }
 
 // StoreGroup is one store's per-store defaults.
 type StoreGroup struct {

@@ -51,18 +51,18 @@ var argRows = []argRow{
 	{13, bothAgents, everyRender, hasOwn(registry.APIURL), flagValue("--api-url", registry.APIURL)},
 	{14, bothAgents, defaultOnly, hasOwn(registry.StartupPolicy), flagValue("--startup-policy", registry.StartupPolicy)},
 	{15, bothAgents, defaultOnly, hasOwn(registry.OnDelete), flagValue("--on-delete", registry.OnDelete)},
-	{16, bothAgents, defaultOnly, hasOwn(registry.MaxDocumentBytes), flagNumber("--max-document-bytes", registry.MaxDocumentBytes)},
+	{16, bothAgents, defaultOnly, hasOwn(registry.MaxDocumentBytes), flagValue("--max-document-bytes", registry.MaxDocumentBytes)},
 	{17, bothAgents, defaultOnly, hasOwn(registry.MaxStaleness), flagValue("--max-staleness", registry.MaxStaleness)},
 	{18, bothAgents, everyRender, sshKeyWithoutAuth, fixed("--auth", "ssh-key")},
 	{19, bothAgents, everyRender, hasOwn(registry.SSHSecret), refFile("--ssh-key", registry.SSHSecret, auxSSH, defaultSSHKey)},
 	{20, bothAgents, everyRender, hasOwn(registry.CAConfigMap), refFile("--ca", registry.CAConfigMap, auxCA, defaultCAKey)},
 	{21, bothAgents, everyRender, hasOwn(registry.TLSServerName), flagValue("--tls-server-name", registry.TLSServerName)},
 	{22, bothAgents, everyRender, isTrue(registry.TLSSkipVerify), fixed("--tls-skip-verify")},
-	{23, bothAgents, everyRender, hasOwn(registry.FileMode), fileMode},
+	{23, bothAgents, everyRender, hasOwn(registry.FileMode), flagValue("--file-mode", registry.FileMode)},
 	{24, bothAgents, everyRender, hasTemplate, template},
 	{25, bothAgents, defaultOnly, hasOwn(registry.SchemaConfigMap), refFile("--schema", registry.SchemaConfigMap, auxSchema, defaultSchemaKey)},
 	{26, bothAgents, everyRender, hasOwn(registry.TLSSecret), clientTLS},
-	{27, watchingAgent, everyRender, always, flagNumber("--watch", registry.WatchSeconds)},
+	{27, watchingAgent, everyRender, always, flagValue("--watch", registry.WatchSeconds)},
 	{28, bothAgents, defaultOnly, isTrue(registry.Dynamic), fixed("--dynamic")},
 	{29, bothAgents, defaultOnly, hasAlso, also},
 	{30, watchingAgent, defaultOnly, isTrue(registry.Meta), fixed("--meta")},
@@ -70,10 +70,10 @@ var argRows = []argRow{
 	{32, watchingAgent, defaultOnly, hasOwn(registry.NotifyHTTP), flagValue("--notify-http", registry.NotifyHTTP)},
 	{33, watchingAgent, defaultOnly, hasOwn(registry.OnDrift), flagValue("--on-drift", registry.OnDrift)},
 	{34, watchingAgent, everyRender, isFalse(registry.TLSReload), fixed("--no-tls-reload")},
-	{35, watchingAgent, defaultOnly, hasOwn(registry.History), flagNumber("--history", registry.History)},
+	{35, watchingAgent, defaultOnly, hasOwn(registry.History), flagValue("--history", registry.History)},
 	{36, watchingAgent, defaultOnly, isTrue(registry.RequireAck), fixed("--require-ack")},
 	{37, watchingAgent, defaultOnly, isTrue(registry.Events), fixed("--events")},
-	{38, watchingAgent, everyRender, hasOwn(registry.Timeout), flagNumber("--timeout", registry.Timeout)},
+	{38, watchingAgent, everyRender, hasOwn(registry.Timeout), flagValue("--timeout", registry.Timeout)},
 	{39, watchingAgent, defaultOnly, hasOwn(registry.CanaryConfigMap), refFile("--canary", registry.CanaryConfigMap, auxCanary, defaultCanaryKey)},
 	{40, watchingAgent, defaultOnly, revokeGraceApplies, revokeGrace},
 	{41, watchingAgent, everyRender, hasMetricsPort, metricsAddr},
@@ -154,13 +154,6 @@ func flagValue(flag string, knob registry.ID) func(*view, []string) []string {
 	}
 }
 
-func flagNumber(flag string, knob registry.ID) func(*view, []string) []string {
-	return func(v *view, args []string) []string {
-		s, _ := v.get(knob)
-		return append(args, flag, decimal(s))
-	}
-}
-
 // refFile passes the file of a mounted reference: <mount dir>/<key>.
 func refFile(flag string, knob registry.ID, aux auxiliary, defaultKey string) func(*view, []string) []string {
 	return func(v *view, args []string) []string {
@@ -168,12 +161,6 @@ func refFile(flag string, knob registry.ID, aux auxiliary, defaultKey string) fu
 		_, key := splitRef(s, defaultKey)
 		return append(args, flag, aux.mountDir(v.name)+"/"+key)
 	}
-}
-
-func fileMode(v *view, args []string) []string {
-	s, _ := v.get(registry.FileMode)
-	_, normalised, _ := octalMode(s)
-	return append(args, "--file-mode", normalised)
 }
 
 func template(v *view, args []string) []string {
@@ -203,7 +190,7 @@ func also(v *view, args []string) []string {
 
 func revokeGrace(v *view, args []string) []string {
 	s, _ := v.get(registry.RevokeGrace)
-	return append(args, "--revoke-grace", seconds(s))
+	return append(args, "--revoke-grace", s)
 }
 
 func metricsAddr(v *view, args []string) []string {

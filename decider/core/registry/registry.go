@@ -149,6 +149,10 @@ func (r *Row) Defaultable() bool { return len(r.Tiers) > 0 }
 // normalised value.
 func (r *Row) Check(value string) (string, *knob.Failure) { return r.Grammar.Check(value) }
 
+// Parse validates a value with the key's grammar (spec 01 §3), returning it
+// parsed: normalised text and, for a number, the number.
+func (r *Row) Parse(value string) (knob.Value, *knob.Failure) { return r.Grammar.Parse(value) }
+
 // Equal compares two values of the key the way a pin does (spec 02 §4).
 func (r *Row) Equal(a, b string) bool { return r.Grammar.Equal(a, b) }
 
@@ -227,6 +231,22 @@ func init() {
 		rows[i].OwnsEmpty = f == nil || f.Check != "value.empty"
 	}
 }
+
+// BuiltInValue is the knob's built-in value as its grammar parses it (the
+// zero Value when the row has none), parsed once when the package loads.
+func (id ID) BuiltInValue() knob.Value { return builtIns[id] }
+
+var builtIns = func() []knob.Value {
+	out := make([]knob.Value, len(rows))
+	for i := range rows {
+		p, f := rows[i].Parse(rows[i].BuiltIn)
+		if f != nil {
+			p = knob.Value{Text: rows[i].BuiltIn}
+		}
+		out[i] = p
+	}
+	return out
+}()
 
 // Fleet returns every knob with a fleet default (a row with a Setting), in
 // the installation's order (Setting.Row, spec 02 §2.1): the fleet keys the

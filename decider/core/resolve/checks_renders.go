@@ -85,8 +85,7 @@ func portOf(r *render) uint64 {
 	if !v.set {
 		return 0
 	}
-	n, _ := knob.ParseUint(v.text)
-	return n
+	return v.p.Number
 }
 
 // renderMetricsPort is metrics-port.value, then render.metrics-port-taken (N11).
@@ -176,10 +175,12 @@ func defaultPath(s *state) *decision.Refusal {
 		}
 		return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet or the store a default path (agent.defaults.path, agent.defaults.perStore)")
 	}
-	if _, f := rows[registry.Path].Check(v.text); f != nil {
-		return failed(r, registry.Path, f)
+	if v.tier == decision.TierAnnotation || v.tier == decision.TierClass {
+		if _, f := r.ann[registry.Path].parse(registry.Path); f != nil {
+			return failed(r, registry.Path, f)
+		}
 	}
-	return nil
+	return nil // an installation path was checked when the installation was read
 }
 
 // outputDuplicate is output.duplicate (B56): the default path, every

@@ -7,6 +7,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -19,6 +20,21 @@ type annot struct {
 	// class names the class that filled the value ("DynamicConfigClass
 	// ns/name"); "" when the pod wrote it (spec 08 §3 step 6).
 	class string
+	// parsed says p and f hold the key's grammar's verdict on value (parse).
+	parsed bool
+	p      knob.Value
+	f      *knob.Failure
+}
+
+// parse is the verdict of knob i's grammar on the annotation, reached once:
+// the value check, the pin, the ladder and the hand-over to the plan all
+// read it.
+func (a *annot) parse(i registry.ID) (knob.Value, *knob.Failure) {
+	if !a.parsed {
+		a.p, a.f = rows[i].Parse(a.value)
+		a.parsed = true
+	}
+	return a.p, a.f
 }
 
 // value is one knob's effective value for a render: the raw tier lookup
@@ -27,7 +43,11 @@ type annot struct {
 // again where its provenance is needed (supplier) rather than copied into
 // every one of a render's 66 slots.
 type value struct {
-	text     string
+	text string
+	// p is the value as its grammar parsed it (normalised text, number):
+	// from the annotation's parse, the installation's read, the built-in's
+	// parse at load, or the step that derived it. It is what the plan gets.
+	p        knob.Value
 	set      bool
 	tier     decision.Tier
 	fromInst bool   // an installation tier answered
