@@ -75,7 +75,6 @@ func (s *state) provenance(r *render, i registry.ID, validated bool) decision.Re
 	return rv
 }
 
-
 // planInput hands the validated, normalised values to the plan builder.
 func (s *state) planInput() plan.Input {
 	in := plan.Input{
