@@ -99,6 +99,10 @@ type Row struct {
 	// Setting is the installation setting carrying the fleet default (nil
 	// when the row has no fleet tier).
 	Setting *Setting
+	// Agent is the argument the agents receive from the knob's value (spec
+	// 03 §3.2; nil when the value is no argument). Scope says which renders'
+	// agents: each = every render, default = the default render's only.
+	Agent *Agent
 	// Checks are the check ids that judge the key's value (spec 01 §2).
 	Checks []string
 	// GrammarText is the value grammar in words, for the documentation.
@@ -124,6 +128,58 @@ type Setting struct {
 	// ChartValue is the chart value that sets it.
 	ChartValue string
 }
+
+// Agent is the agent side of a knob: the argument of spec 03 §3.2 its value
+// becomes. The plan walks every row's Agent (and the few arguments no knob
+// owns) in At order.
+type Agent struct {
+	// At is the argument's row in spec 03 §3.2's table: the order of the
+	// agents' arguments.
+	At int
+	// Flag is the agent flag (the first one, for a FormatPlan argument).
+	Flag string
+	// Kinds are the agents that receive it.
+	Kinds AgentKinds
+	// Format is how the value becomes the argument.
+	Format Format
+}
+
+// AgentKinds are the agents of a render an argument goes to.
+type AgentKinds uint8
+
+// Agent kinds.
+const (
+	// AgentInit is the one-shot init agent.
+	AgentInit AgentKinds = 1 << iota
+	// AgentWatching is the watching agent.
+	AgentWatching
+	// AgentBoth is both agents.
+	AgentBoth = AgentInit | AgentWatching
+)
+
+// Format says how a knob's value becomes an agent argument.
+type Format int
+
+// Formats.
+const (
+	// FormatValue is the flag and the normalised value, when the render
+	// resolved one.
+	FormatValue Format = iota + 1
+	// FormatAlways is the flag and the value (the built-in when unresolved)
+	// on every agent of the kinds: the required knobs and watch-seconds.
+	FormatAlways
+	// FormatTrue is the flag alone, when the value is "true".
+	FormatTrue
+	// FormatFalse is the flag alone, when the value is "false".
+	FormatFalse
+	// FormatFile is the flag and the file of the mounted reference: the
+	// knob's auxiliary volume's mount directory and the reference's key.
+	FormatFile
+	// FormatPlan is the plan's own formatter for the knob: an argument that
+	// reads other knobs too (template, client TLS, revoke-on-shutdown,
+	// revoke-grace, the metrics address).
+	FormatPlan
+)
 
 // RefusalClass is the reason, slug and HTTP code a refusal carries (spec 04 §2).
 type RefusalClass int
