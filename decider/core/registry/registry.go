@@ -99,6 +99,13 @@ type Row struct {
 	// Setting is the installation setting carrying the fleet default (nil
 	// when the row has no fleet tier).
 	Setting *Setting
+	// Named places the key's own checks on a named render (spec 01 §4):
+	// step N<Named.N> runs its grammar's value check and then, for a key
+	// with named-render tiers that is not store-shaped (store-shaped pins
+	// are N3's), its pin. The zero Step: a hand-written check of the step
+	// list judges the key (render.source-required, the path, metrics-port
+	// and tls-skip-verify rules) or the key is not per-render.
+	Named Step
 	// Agent is the argument the agents receive from the knob's value (spec
 	// 03 §3.2; nil when the value is no argument). Scope says which renders'
 	// agents: each = every render, default = the default render's only.
@@ -128,6 +135,10 @@ type Setting struct {
 	// ChartValue is the chart value that sets it.
 	ChartValue string
 }
+
+// Step is a place in an evaluation order: the step's number and, within a
+// step that judges several keys, the key's place (from 1).
+type Step struct{ N, Seq int }
 
 // Agent is the agent side of a knob: the argument of spec 03 §3.2 its value
 // becomes. The plan walks every row's Agent (and the few arguments no knob

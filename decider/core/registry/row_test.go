@@ -82,3 +82,20 @@ func TestValuesHoldWhatWasSetAndNothingElse(t *testing.T) {
 		t.Fatal("Path is still set after Unset")
 	}
 }
+
+func TestOnlyPerRenderKeysHaveANamedStepAndNoTwoShareOne(t *testing.T) {
+	seen := map[Step]string{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Named == (Step{}) {
+			continue
+		}
+		if !r.PerRender || r.Named.N < 1 || r.Named.Seq < 1 {
+			t.Errorf("%s: named step %+v on a per-render=%v key", r.Name, r.Named, r.PerRender)
+		}
+		if other, twice := seen[r.Named]; twice {
+			t.Errorf("%s and %s share named step %+v", r.Name, other, r.Named)
+		}
+		seen[r.Named] = r.Name
+	}
+}

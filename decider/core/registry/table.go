@@ -29,6 +29,9 @@ func arg(at int, flag string, kinds AgentKinds, format Format) *Agent {
 	return &Agent{At: at, Flag: flag, Kinds: kinds, Format: format}
 }
 
+// at places a helper-built row's own checks on a named render.
+func (r Row) at(named Step) Row { r.Named = named; return r }
+
 // with gives a helper-built row its agent side.
 func (r Row) with(a *Agent) Row { r.Agent = a; return r }
 
@@ -53,7 +56,7 @@ var rows = []Row{
 		Checks:      []string{"pin.endpoint", "pair-pin.endpoint", "endpoint.required", "render.endpoint-required", "endpoint.both"},
 		GrammarText: "store address", Doc: "the store's address, passed as --endpoint",
 		Agent: arg(2, "--endpoint", AgentBoth, FormatValue)},
-	{Name: "endpoint-secret", Grammar: knob.SecretRef, PerRender: true, Tiers: store, NamedTiers: store, BuiltInDoc: "none", Scope: ScopeEach,
+	{Name: "endpoint-secret", Named: Step{6, 3}, Grammar: knob.SecretRef, PerRender: true, Tiers: store, NamedTiers: store, BuiltInDoc: "none", Scope: ScopeEach,
 		StoreShaped: true, Pair: Endpoint,
 		Checks:      []string{"secret-ref.form", "pin.endpoint-secret", "pair-pin.endpoint"},
 		GrammarText: "<secret-name>/<key>", Doc: "the store's address from a Secret key (env DYNAMIC_CONFIG_AGENT_ENDPOINT) instead of --endpoint"},
@@ -67,11 +70,11 @@ var rows = []Row{
 	{Name: "mode", Grammar: knob.Enum("mode.value", `init, sidecar or both`, "init", "sidecar", "both"), Setting: fleet(7, "mode", "DYNAMIC_CONFIG_AGENT_MODE"), Tiers: storeFlt, BuiltIn: "sidecar", BuiltInDoc: "sidecar", Scope: ScopePod,
 		Checks: []string{"mode.value", "pin.mode"}, GrammarText: "init, sidecar or both",
 		Doc: "which agents: a one-shot init agent, a watching agent, or both"},
-	{Name: "watch-seconds", Grammar: knob.Number{Check: "watch-seconds.value", Expect: "whole seconds", Max: knob.MaxUint64}.Grammar(), Setting: fleet(6, "watchSeconds", "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS"), PerRender: true, Tiers: storeFlt, NamedTiers: storeFlt, BuiltIn: "15", BuiltInDoc: "15",
+	{Name: "watch-seconds", Named: Step{5, 1}, Grammar: knob.Number{Check: "watch-seconds.value", Expect: "whole seconds", Max: knob.MaxUint64}.Grammar(), Setting: fleet(6, "watchSeconds", "DYNAMIC_CONFIG_AGENT_WATCH_SECONDS"), PerRender: true, Tiers: storeFlt, NamedTiers: storeFlt, BuiltIn: "15", BuiltInDoc: "15",
 		Scope: ScopeEach, Checks: []string{"watch-seconds.value", "pin.watch-seconds"},
 		GrammarText: "whole seconds", Doc: "how often the watching agent polls the store (--watch)",
 		Agent: arg(27, "--watch", AgentWatching, FormatAlways)},
-	{Name: "timeout", Grammar: knob.Number{Check: "timeout.value", Expect: `whole seconds, like "30"`, Max: knob.MaxUint64,
+	{Name: "timeout", Named: Step{12, 1}, Grammar: knob.Number{Check: "timeout.value", Expect: `whole seconds, like "30"`, Max: knob.MaxUint64,
 		ZeroCheck: "timeout.zero", ZeroExpect: `a zero timeout is no deadline at all; give whole seconds above 0, like "30"`}.Grammar(), PerRender: true, BuiltInDoc: "not sent", Scope: ScopeEach, ScopeNote: "watching agents",
 		Checks: []string{"timeout.value", "timeout.zero"}, GrammarText: "whole seconds above 0",
 		Doc:   "the watching agent's request deadline (--timeout)",
@@ -88,11 +91,11 @@ var rows = []Row{
 	perStoreString("namespace", knob.Plain, "not sent", "Vault Enterprise namespace", "the Vault Enterprise namespace (--namespace)", "pin.namespace").with(arg(11, "--namespace", AgentBoth, FormatValue)),
 	perStoreString("ref", knob.Plain, "not sent", "git ref", "the git ref to read (--ref)", "pin.ref").with(arg(12, "--ref", AgentBoth, FormatValue)),
 	perStoreString("api-url", knob.Plain, "not sent", "URL", "firestore emulator / S3-compatible endpoint URL (--api-url)", "pin.api-url").with(arg(13, "--api-url", AgentBoth, FormatValue)),
-	perStoreString("token-secret", knob.SecretRef, "none", "<secret-name>/<key>", "a token from a Secret key (env DYNAMIC_CONFIG_AGENT_TOKEN)", "secret-ref.form", "pin.token-secret"),
-	perStoreString("password-secret", knob.SecretRef, "none", "<secret-name>/<key>", "a password from a Secret key (env DYNAMIC_CONFIG_AGENT_PASSWORD)", "secret-ref.form", "pin.password-secret"),
-	perStoreString("ca-configmap", knob.ConfigMapRef, "none", "<configmap-name> or <configmap-name>/<key>", "a private CA from a ConfigMap (--ca; key default ca.crt)", "object-ref.form", "pin.ca-configmap", "tls-skip-verify.with-ca").with(arg(20, "--ca", AgentBoth, FormatFile)),
-	perStoreString("tls-secret", knob.SecretName, "none", "Secret name", "a kubernetes.io/tls client certificate Secret (--tls-cert, --tls-key)", "secret-name.form", "pin.tls-secret").with(arg(26, "--tls-cert", AgentBoth, FormatPlan)),
-	perStoreString("ssh-secret", knob.SecretObject, "none", "<secret-name> or <secret-name>/<key>", "an SSH private key from a Secret (--ssh-key; key default ssh-privatekey)", "object-ref.form", "pin.ssh-secret", "ssh-secret.auth").with(arg(19, "--ssh-key", AgentBoth, FormatFile)),
+	perStoreString("token-secret", knob.SecretRef, "none", "<secret-name>/<key>", "a token from a Secret key (env DYNAMIC_CONFIG_AGENT_TOKEN)", "secret-ref.form", "pin.token-secret").at(Step{6, 1}),
+	perStoreString("password-secret", knob.SecretRef, "none", "<secret-name>/<key>", "a password from a Secret key (env DYNAMIC_CONFIG_AGENT_PASSWORD)", "secret-ref.form", "pin.password-secret").at(Step{6, 2}),
+	perStoreString("ca-configmap", knob.ConfigMapRef, "none", "<configmap-name> or <configmap-name>/<key>", "a private CA from a ConfigMap (--ca; key default ca.crt)", "object-ref.form", "pin.ca-configmap", "tls-skip-verify.with-ca").with(arg(20, "--ca", AgentBoth, FormatFile)).at(Step{6, 4}),
+	perStoreString("tls-secret", knob.SecretName, "none", "Secret name", "a kubernetes.io/tls client certificate Secret (--tls-cert, --tls-key)", "secret-name.form", "pin.tls-secret").with(arg(26, "--tls-cert", AgentBoth, FormatPlan)).at(Step{6, 7}),
+	perStoreString("ssh-secret", knob.SecretObject, "none", "<secret-name> or <secret-name>/<key>", "an SSH private key from a Secret (--ssh-key; key default ssh-privatekey)", "object-ref.form", "pin.ssh-secret", "ssh-secret.auth").with(arg(19, "--ssh-key", AgentBoth, FormatFile)).at(Step{6, 5}),
 	{Name: "volume-medium", Grammar: knob.Enum("volume-medium.value", `memory (default) or disk`, "memory", "disk"), Setting: fleet(9, "volumeMedium", "DYNAMIC_CONFIG_AGENT_VOLUME_MEDIUM"), Tiers: storeFlt, BuiltIn: "memory", BuiltInDoc: "memory", Scope: ScopePod,
 		Checks: []string{"volume-medium.value", "pin.volume-medium"}, GrammarText: "memory or disk",
 		Doc: "where the shared volume lives: memory (tmpfs) or node disk"},
@@ -111,7 +114,7 @@ var rows = []Row{
 	{Name: "agent-memory-limit", Grammar: knob.Quantity, Setting: fleet(4, "memoryLimit", "DYNAMIC_CONFIG_AGENT_MEMORY_LIMIT"), Tiers: storeFlt, BuiltIn: "64Mi", BuiltInDoc: "64Mi", Scope: ScopePod,
 		Checks:      []string{"pin.agent-memory-limit", "quantity.value"},
 		GrammarText: "Kubernetes quantity", Doc: "the agents' memory limit"},
-	{Name: "file-mode", Grammar: knob.FileMode, Setting: fleet(5, "fileMode", "DYNAMIC_CONFIG_AGENT_FILE_MODE"), PerRender: true, Tiers: storeFlt, NamedTiers: storeFlt, BuiltInDoc: "not sent (agent's own default)",
+	{Name: "file-mode", Named: Step{10, 1}, Grammar: knob.FileMode, Setting: fleet(5, "fileMode", "DYNAMIC_CONFIG_AGENT_FILE_MODE"), PerRender: true, Tiers: storeFlt, NamedTiers: storeFlt, BuiltInDoc: "not sent (agent's own default)",
 		Scope:       ScopeEach,
 		Checks:      []string{"file-mode.value", "file-mode.range", "file-mode.owner-read", "pin.file-mode"},
 		GrammarText: `octal ("0640", "640", "0o640"), at most 0777, owner-read set`, Doc: "the rendered file's mode (--file-mode)",
@@ -157,7 +160,7 @@ var rows = []Row{
 	{Name: "on-drift", Grammar: knob.Enum("on-drift.value", `"warn", "repair" or "fail"`, "warn", "repair", "fail"), BuiltInDoc: "not sent (agent: warn)", Scope: ScopeDefault,
 		Checks: []string{"on-drift.value"}, GrammarText: "warn, repair or fail", Doc: "what the watching agent does when the file was changed under it (--on-drift)",
 		Agent: arg(33, "--on-drift", AgentWatching, FormatValue)},
-	{Name: "tls-reload", Grammar: knob.Bool, PerRender: true, BuiltIn: "true", BuiltInDoc: "true", Scope: ScopeEach, ScopeNote: "watching agents",
+	{Name: "tls-reload", Named: Step{13, 1}, Grammar: knob.Bool, PerRender: true, BuiltIn: "true", BuiltInDoc: "true", Scope: ScopeEach, ScopeNote: "watching agents",
 		Checks: []string{"bool.value"}, GrammarText: `"true" or "false"`, Doc: `"false" stops that render's watching agent reloading TLS material (--no-tls-reload)`,
 		Agent: arg(34, "--no-tls-reload", AgentWatching, FormatFalse)},
 	{Name: "history", Grammar: knob.Number{Check: "history.value", Expect: `a count, like "3"`, Max: 10,
@@ -221,7 +224,7 @@ var rows = []Row{
 		Checks:      []string{"pin.template", "pair-pin.template", "template.both"},
 		GrammarText: "inline template text", Doc: "an inline template the document is rendered through (--template-inline)",
 		Agent: arg(24, "--template-inline", AgentBoth, FormatPlan)},
-	{Name: "template-configmap", Grammar: knob.ConfigMapRef, PerRender: true, Tiers: store, NamedTiers: store, BuiltInDoc: "none", Scope: ScopeEach,
+	{Name: "template-configmap", Named: Step{6, 6}, Grammar: knob.ConfigMapRef, PerRender: true, Tiers: store, NamedTiers: store, BuiltInDoc: "none", Scope: ScopeEach,
 		StoreShaped: true, Pair: Template,
 		Checks:      []string{"object-ref.form", "pin.template-configmap", "pair-pin.template", "template.both"},
 		GrammarText: "<configmap-name> or <configmap-name>/<key>", Doc: "a template from a ConfigMap (--template; key default template)"},
