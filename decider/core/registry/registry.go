@@ -1,10 +1,12 @@
 // Package registry is the annotation registry of spec 01 §2: ONE table of the
-// 66 keys a pod may carry under dynamic-config.rs/, in registry order. A row
+// keys a pod may carry under dynamic-config.rs/, in registry order. A row
 // owns everything about its knob — name, per-render flag, grammar (parser,
 // refusal and pin comparison), built-in default, installation tiers and
-// setting, refusal class and documentation — and drives key classification
-// (the unknown-key check), the resolution ladder, the plan's hand-over
-// (Values), explain and the generated user documentation. The typed ID
+// setting, refusal class, its place among the named-render checks, the agent
+// argument it becomes and documentation — and drives key classification
+// (the unknown-key check), the resolution ladder, the named-render checks,
+// the plan's hand-over (Values) and agent arguments, explain and the
+// generated user documentation. The typed ID
 // constants (ids.go) are generated from the table: `make knobs`.
 package registry
 

@@ -41,7 +41,7 @@ func (a *annot) parse(i registry.ID) (knob.Value, *knob.Failure) {
 // (validated by the steps before anything relies on it). When an
 // installation tier answered, the supplying installation.Value is looked up
 // again where its provenance is needed (supplier) rather than copied into
-// every one of a render's 66 slots.
+// every one of a render's slots.
 type value struct {
 	text string
 	// p is the value as its grammar parsed it (normalised text, number):
