@@ -103,7 +103,7 @@ func revokeGrace(s *state) *decision.Refusal {
 	if !a.set {
 		return nil
 	}
-	p, f := a.parse(registry.RevokeGrace)
+	p, f := r.parse(registry.RevokeGrace)
 	if f != nil {
 		return failed(r, registry.RevokeGrace, f)
 	}

@@ -220,7 +220,7 @@ func defaultPath(s *state) *decision.Refusal {
 		return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet or the store a default path (agent.defaults.path, agent.defaults.perStore)")
 	}
 	if v.tier == decision.TierAnnotation || v.tier == decision.TierClass {
-		if _, f := r.ann[registry.Path].parse(registry.Path); f != nil {
+		if _, f := r.parse(registry.Path); f != nil {
 			return failed(r, registry.Path, f)
 		}
 	}

@@ -86,7 +86,7 @@ func (s *state) resolveRender(r *render) {
 // ladder resolves knob i for render r.
 func (s *state) ladder(r *render, i registry.ID) value {
 	if a := &r.ann[i]; a.set {
-		p, f := a.parse(i)
+		p, f := r.parse(i)
 		if f != nil {
 			p = knob.Value{Text: a.value} // refused by its step; never handed over
 		}

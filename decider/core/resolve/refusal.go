@@ -60,7 +60,7 @@ func (s *state) checkValue(r *render, i registry.ID) *decision.Refusal {
 	if !a.set {
 		return nil
 	}
-	if _, f := a.parse(i); f != nil {
+	if _, f := r.parse(i); f != nil {
 		return failed(r, i, f)
 	}
 	return nil
@@ -77,7 +77,7 @@ func (s *state) checkPin(r *render, i registry.ID) *decision.Refusal {
 		return nil
 	}
 	iv, _, _, ok := s.silent(r, i)
-	if !ok || !iv.Pinned || samePin(a, i, iv) {
+	if !ok || !iv.Pinned || samePin(r, i, iv) {
 		return nil
 	}
 	msg := a.key + " is " + q(a.value) + ", but the installation pins it to " + pinnedText(iv) +
@@ -91,14 +91,14 @@ func (s *state) checkPin(r *render, i registry.ID) *decision.Refusal {
 // samePin compares the pod's annotation of knob i with the pinned value the
 // way a pin does (spec 02 §4, knob.Grammar.Equal): as written, or — for a
 // grammar that compares parsed values — by the two parses already made.
-func samePin(a *annot, i registry.ID, iv installation.Value) bool {
-	if a.value == iv.Text {
+func samePin(r *render, i registry.ID, iv installation.Value) bool {
+	if r.ann[i].value == iv.Text {
 		return true
 	}
 	if !rows[i].Grammar.Checked() || rows[i].Grammar.Compare() != knob.ByParsed {
 		return false
 	}
-	p, f := a.parse(i)
+	p, f := r.parse(i)
 	return f == nil && p.Text == installed(iv).Text
 }
 

@@ -16,25 +16,14 @@ import (
 type annot struct {
 	key   string // the full key as written
 	value string
-	set   bool
 	// class names the class that filled the value ("DynamicConfigClass
 	// ns/name"); "" when the pod wrote it (spec 08 §3 step 6).
 	class string
-	// parsed says p and f hold the key's grammar's verdict on value (parse).
+	set   bool
+	// parsed says the key's grammar judged value (render.parse): f is its
+	// refusal, the parsed value is the render's vals slot's p.
 	parsed bool
-	p      knob.Value
 	f      *knob.Failure
-}
-
-// parse is the verdict of knob i's grammar on the annotation, reached once:
-// the value check, the pin, the ladder and the hand-over to the plan all
-// read it.
-func (a *annot) parse(i registry.ID) (knob.Value, *knob.Failure) {
-	if !a.parsed {
-		a.p, a.f = rows[i].Parse(a.value)
-		a.parsed = true
-	}
-	return a.p, a.f
 }
 
 // value is one knob's effective value for a render: the raw tier lookup
@@ -45,14 +34,15 @@ func (a *annot) parse(i registry.ID) (knob.Value, *knob.Failure) {
 type value struct {
 	text string
 	// p is the value as its grammar parsed it (normalised text, number):
-	// from the annotation's parse, the installation's read, the built-in's
-	// parse at load, or the step that derived it. It is what the plan gets.
+	// from the annotation's parse (render.parse), the installation's read,
+	// the built-in's parse at load, or the step that derived it. It is what
+	// the plan gets.
 	p        knob.Value
-	set      bool
 	tier     decision.Tier
-	fromInst bool   // an installation tier answered
 	store    string // the store whose group answered
 	note     string
+	set      bool
+	fromInst bool // an installation tier answered
 }
 
 // render is one render's annotations and resolved values.
@@ -153,6 +143,20 @@ func (s *state) read() {
 	}
 	slices.SortFunc(s.named, func(a, b *render) int { return strings.Compare(a.name, b.name) })
 	slices.SortFunc(s.also, func(a, b also) int { return strings.Compare(a.name, b.name) })
+}
+
+// parse is the verdict of knob i's grammar on the render's annotation,
+// reached once: the value check, the pin, the ladder and the hand-over to
+// the plan all read it. The parsed value is kept in the knob's vals slot,
+// where the ladder leaves it for an annotation (an annotation always wins
+// the ladder, so the slot holds the annotation's value whenever one is set).
+func (r *render) parse(i registry.ID) (knob.Value, *knob.Failure) {
+	a := &r.ann[i]
+	if !a.parsed {
+		r.vals[i].p, a.f = rows[i].Parse(a.value)
+		a.parsed = true
+	}
+	return r.vals[i].p, a.f
 }
 
 func (s *state) namedRender(name string) *render {
