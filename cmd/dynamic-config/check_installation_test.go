@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 	"github.com/dynamic-config-admission/dynamic-config/internal/testfile"
 )
 
@@ -115,7 +116,8 @@ func TestCheckInstallationJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &resp); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if !strings.HasPrefix(resp.Revision, "sha256:") || len(resp.Settings) != 23 || !resp.EnvPolicy.Rules[0].EnvironmentVariables[0].HasValue {
+	// the fleet defaults (the registry's), then the nine plain settings no knob owns (spec 06 §5)
+	if !strings.HasPrefix(resp.Revision, "sha256:") || len(resp.Settings) != len(registry.Fleet())+9 || !resp.EnvPolicy.Rules[0].EnvironmentVariables[0].HasValue {
 		t.Errorf("got %s", out)
 	}
 	if strings.Contains(out, "debug") {

@@ -76,7 +76,14 @@ type Value struct {
 	// decimal, file-mode "0<oct>", everything else as written), so readers
 	// need not re-parse it per request.
 	Normalised string
+	// Number is the value's number as the grammar parsed it (a number
+	// knob's value, file-mode's bits; 0 for every other knob).
+	Number uint64
 }
+
+// Parsed is the value as its grammar parsed it when the installation was
+// read: the normalised text and the number.
+func (v Value) Parsed() knob.Value { return knob.Value{Text: v.Normalised, Number: v.Number} }
 
 // StoreGroup is one store's per-store defaults.
 type StoreGroup struct {
@@ -155,7 +162,7 @@ type Installation struct {
 	// document that was not blank to a blank one is refused (02 §11).
 	DocumentBlank bool
 
-	// Fleet maps a fleet knob (spec 02 §2.1 rows 1–14, by knob spelling:
+	// Fleet maps a fleet knob (spec 02 §2.1, registry.Fleet; by knob spelling:
 	// "agent-cpu-request", "file-mode", "source", "path", …) to its value.
 	// Only settings that are set appear.
 	Fleet map[string]Value

@@ -122,12 +122,12 @@ func readKnob(s setting, in input, c, text string, report sink) reading {
 		report(Problem{Expected: "a value", Text: c + ": " + s.Knob + " is empty"})
 		return reading{}
 	}
-	normalised, f := registry.Lookup(s.Knob).Check(value)
+	parsed, f := registry.Lookup(s.Knob).Parse(value)
 	if f != nil {
 		report(Problem{Value: value, Expected: f.Expectation, Text: f.Message(c + ": " + s.Knob)})
 		return reading{}
 	}
-	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: in.source, Variable: s.Variable}
+	v := Value{Text: value, Normalised: parsed.Text, Number: parsed.Number, Marker: marker, Source: in.source, Variable: s.Variable}
 	if in.source == SourceDocument {
 		v.DocumentPath = s.Key
 	}

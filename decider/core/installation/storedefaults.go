@@ -185,12 +185,12 @@ func (r *storeDefaultsReader) setKnob(gc, vc ctx, g *StoreGroup, k, text string,
 		r.report.atText(vc, vc.String()+": "+k+" is empty")
 		return
 	}
-	normalised, f := registry.Lookup(k).Check(value)
+	parsed, f := registry.Lookup(k).Parse(value)
 	if f != nil {
 		r.report.at(vc, Problem{Value: value, Expected: f.Expectation, Text: f.Message(vc.String() + ": " + k)})
 		return
 	}
-	v := Value{Text: value, Normalised: normalised, Marker: marker, Source: r.source, Variable: varStoreDefaults}
+	v := Value{Text: value, Normalised: parsed.Text, Number: parsed.Number, Marker: marker, Source: r.source, Variable: varStoreDefaults}
 	if vc.fromDocument() {
 		v.DocumentPath = vc.doc
 	}

@@ -11,17 +11,17 @@ import (
 type kind int
 
 const (
-	kindKnob          kind = iota // a fleet default of a defaultable knob (rows 1–14)
-	kindAgentEnv                  // NAME=value list (row 15)
-	kindOverridable               // the fleet flag (row 16)
-	kindStoreDefaults             // per-store groups (row 17)
-	kindGate                      // scoped names (rows 18–20)
-	kindImageAllow                // image prefixes (row 21)
-	kindSwitch                    // true/false switch (rows 22–23)
-	kindClasses                   // true/false: the decider watches classes (row 24, spec 08 §2)
-	kindImage                     // agent image (row 25)
-	kindPullSecret                // pull secret (row 26)
-	kindEnvPolicy                 // environment-variable policy (row 27)
+	kindKnob          kind = iota // a fleet default of a defaultable knob (the registry's)
+	kindAgentEnv                  // NAME=value list (agentEnv)
+	kindOverridable               // the fleet flag (overridable)
+	kindStoreDefaults             // per-store groups (storeDefaults)
+	kindGate                      // scoped names (the three gates)
+	kindImageAllow                // image prefixes (agentImageAllow)
+	kindSwitch                    // true/false switch (allowEvents, allowTlsSkipVerify, matchGuaranteed)
+	kindClasses                   // true/false: the decider watches classes (spec 08 §2)
+	kindImage                     // agent image
+	kindPullSecret                // pull secret
+	kindEnvPolicy                 // environment-variable policy
 )
 
 // setting is one row of spec 02 §2.
@@ -35,30 +35,27 @@ type setting struct {
 	BuiltIn    string
 	// GateMeaning is what an empty gate means, for the "names nothing" message.
 	GateMeaning string
-	row         int // the spec 02 §2.1 row of a fleet default
 }
 
-// settings are the rows of spec 02 §2, in table order: the fleet defaults of
-// rows 1–14 are the registry's (a knob row owns its setting), then the rest.
+// settings are the rows of spec 02 §2, in table order: first the fleet
+// defaults, which are the registry's (a knob row owns its setting, in the
+// order registry.Fleet gives), then the settings no knob owns.
 var settings = append(fleetSettings(), otherSettings...)
 
 // fleetSettings are the registry rows with an installation setting, in
-// spec 02 §2.1 row order.
+// registry.Fleet order.
 func fleetSettings() []setting {
-	var out []setting
-	for _, id := range registry.All {
+	out := make([]setting, 0, len(registry.Fleet()))
+	for _, id := range registry.Fleet() {
 		r := id.Row()
-		if r.Setting == nil {
-			continue
-		}
 		out = append(out, setting{Key: r.Setting.Key, Variable: r.Setting.Variable, ChartValue: r.Setting.ChartValue,
-			Knob: r.Name, Kind: kindKnob, BuiltIn: r.BuiltIn, row: r.Setting.Row})
+			Knob: r.Name, Kind: kindKnob, BuiltIn: r.BuiltIn})
 	}
-	slices.SortFunc(out, func(a, b setting) int { return a.row - b.row })
 	return out
 }
 
-// otherSettings are spec 02 §2 rows 15–27.
+// otherSettings are the spec 02 §2 settings no knob owns, in table order
+// after the fleet defaults.
 var otherSettings = []setting{
 	{Key: "agentEnv", Variable: "DYNAMIC_CONFIG_AGENT_ENV", ChartValue: "agent.defaults.env", Kind: kindAgentEnv},
 	{Key: "overridable", Variable: "DYNAMIC_CONFIG_AGENT_DEFAULTS_OVERRIDABLE", ChartValue: "agent.defaults.overridable", Kind: kindOverridable, BuiltIn: "true"},
@@ -127,8 +124,7 @@ var selfRotateVariables = []string{
 	"DYNAMIC_CONFIG_WEBHOOK_VALIDITY_SECONDS",
 }
 
-// Variables returns the installation variables of spec 02 §2 (rows 1–27) in
-// table order, followed by the document locator. The front door refuses to
+// Variables returns the installation variables of spec 02 §2 in table order, followed by the document locator. The front door refuses to
 // start with any of them set (spec 07 §1.2).
 func Variables() []string {
 	out := make([]string, 0, len(settings)+1)
@@ -171,7 +167,7 @@ var StoreShapedKnobs = []string{
 	"auth-username", "auth-token-path", "namespace", "ref", "api-url", "template", "template-configmap",
 }
 
-// FleetKnobs are the knobs with a fleet default (spec 02 §2.1 rows 1–14), in table order.
+// FleetKnobs are the knobs with a fleet default (spec 02 §2.1, registry.Fleet), in table order.
 var FleetKnobs = func() []string {
 	var out []string
 	for _, s := range settings {

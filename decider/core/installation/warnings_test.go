@@ -3,6 +3,8 @@ package installation
 import (
 	"reflect"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 func TestAdvisoryWarnings(t *testing.T) {
@@ -54,9 +56,13 @@ func TestDisplaySettings(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	t.Run("every plain setting appears in table order", func(t *testing.T) {
-		want := []string{"cpuRequest", "memoryRequest", "cpuLimit", "memoryLimit", "fileMode", "watchSeconds", "mode", "nativeSidecar",
-			"volumeMedium", "runAsUser", "runAsGroup", "metricsPort", "source", "path", "agentEnv", "overridable",
-			"agentImageAllow", "allowEvents", "allowTlsSkipVerify", "classesEnabled", "agentImage", "pullSecret", "matchGuaranteed"}
+		// the fleet defaults (the registry's, in spec 02 §2.1 order), then the rest
+		var want []string
+		for _, id := range registry.Fleet() {
+			want = append(want, id.Row().Setting.Key)
+		}
+		want = append(want, "agentEnv", "overridable",
+			"agentImageAllow", "allowEvents", "allowTlsSkipVerify", "classesEnabled", "agentImage", "pullSecret", "matchGuaranteed")
 		if !reflect.DeepEqual(names, want) {
 			t.Errorf("got %q", names)
 		}

@@ -22,24 +22,49 @@ const (
 // a value (returning the refusal when it does not parse) and the comparison a
 // pin uses. The zero Grammar is Unchecked.
 type Grammar struct {
-	check   func(value string) (string, *Failure)
+	check func(value string) (string, *Failure)
+	// parse, when set, replaces check for the grammars whose value is a
+	// number (the Number grammars, file-mode).
+	parse   func(value string) (Value, *Failure)
 	compare Comparison
+}
+
+// Value is a value the grammar accepted, as it parsed it: the normalised
+// text and, for a number grammar and file-mode, the number itself — so a
+// reader never parses the text again.
+type Value struct {
+	// Text is the normalised value (numbers in plain decimal, file-mode as
+	// "0<oct>", everything else as written).
+	Text string
+	// Number is the value of a Number grammar (file-mode: the mode bits);
+	// 0 for every other grammar.
+	Number uint64
+}
+
+// Parse validates value and returns it parsed (Value), or the refusal.
+func (g Grammar) Parse(value string) (Value, *Failure) {
+	switch {
+	case g.parse != nil:
+		return g.parse(value)
+	case g.check != nil:
+		n, f := g.check(value)
+		return Value{Text: n}, f
+	}
+	return Value{Text: value}, nil
 }
 
 // Check validates value and returns the normalised value (numbers in plain
 // decimal, file-mode as "0<oct>", everything else as written).
 func (g Grammar) Check(value string) (normalised string, f *Failure) {
-	if g.check == nil {
-		return value, nil
-	}
-	return g.check(value)
+	p, f := g.Parse(value)
+	return p.Text, f
 }
 
 // Compare is the grammar's comparison mode.
 func (g Grammar) Compare() Comparison { return g.compare }
 
 // Checked reports whether the grammar judges values (false for Unchecked).
-func (g Grammar) Checked() bool { return g.check != nil }
+func (g Grammar) Checked() bool { return g.check != nil || g.parse != nil }
 
 // Equal compares two values the way a pin does (spec 02 §4): raw strings
 // unless the grammar compares parsed values; a side that does not parse
@@ -48,11 +73,11 @@ func (g Grammar) Equal(a, b string) bool {
 	if a == b {
 		return true
 	}
-	if g.check == nil || g.compare != ByParsed {
+	if !g.Checked() || g.compare != ByParsed {
 		return false
 	}
-	na, fa := g.check(a)
-	nb, fb := g.check(b)
+	na, fa := g.Check(a)
+	nb, fb := g.Check(b)
 	if fa != nil || fb != nil {
 		return false
 	}
@@ -100,7 +125,7 @@ var (
 	// FilePath is path.shape then path.reserved.
 	FilePath = Grammar{check: filePath}
 	// FileMode is octal, at most 0777, owner-read set; compared normalised.
-	FileMode = Grammar{check: fileMode, compare: ByParsed}
+	FileMode = Grammar{parse: fileMode, compare: ByParsed}
 	// NotifyHTTP is notify-http.url: an http URL on the pod itself.
 	NotifyHTTP = Grammar{check: notifyHTTP}
 	// Bool is bool.value: "true" or "false".

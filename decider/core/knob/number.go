@@ -21,32 +21,32 @@ type Number struct {
 
 // Grammar is the number's grammar; two values compare parsed.
 func (n Number) Grammar() Grammar {
-	return Grammar{check: n.validate, compare: ByParsed}
+	return Grammar{parse: n.validate, compare: ByParsed}
 }
 
-func (n Number) validate(v string) (string, *Failure) {
+func (n Number) validate(v string) (Value, *Failure) {
 	digits := v
 	if n.SuffixS && strings.HasSuffix(digits, "s") {
 		digits = digits[:len(digits)-1]
 	}
 	if !IsDigits(digits) {
-		return v, fail(n.Check, n.Expect, v)
+		return Value{Text: v}, fail(n.Check, n.Expect, v)
 	}
 	value, fits := parseDecimal(digits)
 	if !fits || value > n.Max {
 		if n.AboveCheck != "" {
-			return v, fail(n.AboveCheck, n.AboveExpect, v)
+			return Value{Text: v}, fail(n.AboveCheck, n.AboveExpect, v)
 		}
-		return v, fail(n.Check, n.Expect, v)
+		return Value{Text: v}, fail(n.Check, n.Expect, v)
 	}
 	if value == 0 && n.ZeroCheck != "" {
 		f := fail(n.ZeroCheck, n.ZeroExpect, v)
 		if n.ZeroBare {
 			f.Shown = "0"
 		}
-		return v, f
+		return Value{Text: v}, f
 	}
-	return canonicalDecimal(digits), nil
+	return Value{Text: canonicalDecimal(digits), Number: value}, nil
 }
 
 // IsDigits reports whether s is one or more ASCII decimal digits (0-9) —

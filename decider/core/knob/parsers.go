@@ -141,26 +141,26 @@ func enum(check, expectation string, words ...string) func(string) (string, *Fai
 }
 
 // fileMode is octal with an optional lowercase "0o" prefix, at most 0777, owner-read set.
-func fileMode(v string) (string, *Failure) {
+func fileMode(v string) (Value, *Failure) {
 	digits := strings.TrimPrefix(v, "0o")
 	if digits == "" {
-		return v, fail("file-mode.value", `octal, like "0640"`, v)
+		return Value{Text: v}, fail("file-mode.value", `octal, like "0640"`, v)
 	}
 	for i := 0; i < len(digits); i++ {
 		if digits[i] < '0' || digits[i] > '7' {
-			return v, fail("file-mode.value", `octal, like "0640"`, v)
+			return Value{Text: v}, fail("file-mode.value", `octal, like "0640"`, v)
 		}
 	}
 	digits = strings.TrimLeft(digits, "0")
 	if len(digits) > 3 {
-		return v, fail("file-mode.range", `at most 0777 — permission bits only`, v)
+		return Value{Text: v}, fail("file-mode.range", `at most 0777 — permission bits only`, v)
 	}
 	var mode uint32
 	for i := 0; i < len(digits); i++ {
 		mode = mode*8 + uint32(digits[i]-'0')
 	}
 	if mode&0o400 == 0 {
-		return v, fail("file-mode.owner-read", `the owner must at least read it (0400 set)`, v)
+		return Value{Text: v}, fail("file-mode.owner-read", `the owner must at least read it (0400 set)`, v)
 	}
-	return "0" + digits, nil
+	return Value{Text: "0" + digits, Number: uint64(mode)}, nil
 }

@@ -135,12 +135,13 @@ func configuredResources(v *view) (requests, limits map[string]string) {
 
 // securityContext is the restricted context of every agent (spec 03 §3.5).
 func securityContext(v *view) decision.SecurityContext {
-	uid, _ := v.pod(registry.AgentRunAsUser)
-	gid, _ := v.pod(registry.AgentRunAsGroup)
+	// the grammar holds both to 1–2147483647
+	uid, _ := v.podNumber(registry.AgentRunAsUser)
+	gid, _ := v.podNumber(registry.AgentRunAsGroup)
 	return decision.SecurityContext{
 		RunAsNonRoot:             true,
-		RunAsUser:                int64Value(uid),
-		RunAsGroup:               int64Value(gid),
+		RunAsUser:                int64(uid),
+		RunAsGroup:               int64(gid),
 		AllowPrivilegeEscalation: false,
 		CapabilitiesDrop:         []string{"ALL"},
 		ReadOnlyRootFilesystem:   true,

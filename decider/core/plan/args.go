@@ -1,82 +1,110 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
-// agentKinds says which agents an argument row applies to.
-type agentKinds uint8
+// agentKinds says which agents an argument row applies to (the registry's).
+type agentKinds = registry.AgentKinds
 
 const (
-	initAgent agentKinds = 1 << iota
-	watchingAgent
-	bothAgents = initAgent | watchingAgent
-)
-
-// scope says which renders an argument row applies to.
-type scope uint8
-
-const (
-	everyRender scope = iota // default and named renders
-	defaultOnly              // the default render's agents only
+	initAgent     = registry.AgentInit
+	watchingAgent = registry.AgentWatching
+	bothAgents    = registry.AgentBoth
 )
 
 // argRow is one row of the argument table (spec 03 §3.2). A row applies to
-// an agent when the agent kind and the render scope match and when answers
-// true; tokens then appends the row's tokens, in the order shown.
+// an agent when the agent kind matches, when the render is the default one
+// or the row is not defaultOnly, and when answers true; tokens then appends
+// the row's tokens, in the order shown.
 type argRow struct {
-	row    int
-	agents agentKinds
-	scope  scope
-	when   func(v *view) bool
-	tokens func(v *view, args []string) []string
+	at          int // the row of spec 03 §3.2
+	agents      agentKinds
+	defaultOnly bool
+	when        func(v *view) bool
+	tokens      func(v *view, args []string) []string
 }
 
-// argRows is the argument table of spec 03 §3.2, walked top to bottom.
-var argRows = []argRow{
-	{1, bothAgents, everyRender, always, flagValue("--source", registry.Source)},
-	{2, bothAgents, everyRender, hasOwn(registry.Endpoint), flagValue("--endpoint", registry.Endpoint)},
-	{3, bothAgents, everyRender, always, flagValue("--key", registry.Key)},
-	{4, bothAgents, everyRender, always, flagValue("--out", registry.Path)},
-	{5, bothAgents, everyRender, hasOwn(registry.Section), flagValue("--section", registry.Section)},
-	{6, bothAgents, everyRender, hasOwn(registry.Auth), flagValue("--auth", registry.Auth)},
-	{7, bothAgents, everyRender, hasOwn(registry.AuthMount), flagValue("--auth-mount", registry.AuthMount)},
-	{8, bothAgents, everyRender, hasOwn(registry.AuthRole), flagValue("--auth-role", registry.AuthRole)},
-	{9, bothAgents, everyRender, hasOwn(registry.AuthUsername), flagValue("--auth-username", registry.AuthUsername)},
-	{10, bothAgents, everyRender, hasOwn(registry.AuthTokenPath), flagValue("--auth-token-path", registry.AuthTokenPath)},
-	{11, bothAgents, everyRender, hasOwn(registry.Namespace), flagValue("--namespace", registry.Namespace)},
-	{12, bothAgents, everyRender, hasOwn(registry.Ref), flagValue("--ref", registry.Ref)},
-	{13, bothAgents, everyRender, hasOwn(registry.APIURL), flagValue("--api-url", registry.APIURL)},
-	{14, bothAgents, defaultOnly, hasOwn(registry.StartupPolicy), flagValue("--startup-policy", registry.StartupPolicy)},
-	{15, bothAgents, defaultOnly, hasOwn(registry.OnDelete), flagValue("--on-delete", registry.OnDelete)},
-	{16, bothAgents, defaultOnly, hasOwn(registry.MaxDocumentBytes), flagNumber("--max-document-bytes", registry.MaxDocumentBytes)},
-	{17, bothAgents, defaultOnly, hasOwn(registry.MaxStaleness), flagValue("--max-staleness", registry.MaxStaleness)},
-	{18, bothAgents, everyRender, sshKeyWithoutAuth, fixed("--auth", "ssh-key")},
-	{19, bothAgents, everyRender, hasOwn(registry.SSHSecret), refFile("--ssh-key", registry.SSHSecret, auxSSH, defaultSSHKey)},
-	{20, bothAgents, everyRender, hasOwn(registry.CAConfigMap), refFile("--ca", registry.CAConfigMap, auxCA, defaultCAKey)},
-	{21, bothAgents, everyRender, hasOwn(registry.TLSServerName), flagValue("--tls-server-name", registry.TLSServerName)},
-	{22, bothAgents, everyRender, isTrue(registry.TLSSkipVerify), fixed("--tls-skip-verify")},
-	{23, bothAgents, everyRender, hasOwn(registry.FileMode), fileMode},
-	{24, bothAgents, everyRender, hasTemplate, template},
-	{25, bothAgents, defaultOnly, hasOwn(registry.SchemaConfigMap), refFile("--schema", registry.SchemaConfigMap, auxSchema, defaultSchemaKey)},
-	{26, bothAgents, everyRender, hasOwn(registry.TLSSecret), clientTLS},
-	{27, watchingAgent, everyRender, always, flagNumber("--watch", registry.WatchSeconds)},
-	{28, bothAgents, defaultOnly, isTrue(registry.Dynamic), fixed("--dynamic")},
-	{29, bothAgents, defaultOnly, hasAlso, also},
-	{30, watchingAgent, defaultOnly, isTrue(registry.Meta), fixed("--meta")},
-	{31, watchingAgent, defaultOnly, dynamicWithoutRevoke, fixed("--no-revoke-on-shutdown")},
-	{32, watchingAgent, defaultOnly, hasOwn(registry.NotifyHTTP), flagValue("--notify-http", registry.NotifyHTTP)},
-	{33, watchingAgent, defaultOnly, hasOwn(registry.OnDrift), flagValue("--on-drift", registry.OnDrift)},
-	{34, watchingAgent, everyRender, isFalse(registry.TLSReload), fixed("--no-tls-reload")},
-	{35, watchingAgent, defaultOnly, hasOwn(registry.History), flagNumber("--history", registry.History)},
-	{36, watchingAgent, defaultOnly, isTrue(registry.RequireAck), fixed("--require-ack")},
-	{37, watchingAgent, defaultOnly, isTrue(registry.Events), fixed("--events")},
-	{38, watchingAgent, everyRender, hasOwn(registry.Timeout), flagNumber("--timeout", registry.Timeout)},
-	{39, watchingAgent, defaultOnly, hasOwn(registry.CanaryConfigMap), refFile("--canary", registry.CanaryConfigMap, auxCanary, defaultCanaryKey)},
-	{40, watchingAgent, defaultOnly, revokeGraceApplies, revokeGrace},
-	{41, watchingAgent, everyRender, hasMetricsPort, metricsAddr},
+// unowned are the rows of spec 03 §3.2 that no knob's value becomes: the
+// ssh-key auth a key without auth implies, and the also renderings.
+var unowned = []argRow{
+	{18, bothAgents, false, sshKeyWithoutAuth, fixed("--auth", "ssh-key")},
+	{29, bothAgents, true, hasAlso, also},
+}
+
+// mounted are the references of FormatFile: the auxiliary volume the knob's
+// value mounts and the key when the reference names none.
+var mounted = map[registry.ID]struct {
+	aux        auxiliary
+	defaultKey string
+}{
+	registry.SSHSecret:       {auxSSH, defaultSSHKey},
+	registry.CAConfigMap:     {auxCA, defaultCAKey},
+	registry.SchemaConfigMap: {auxSchema, defaultSchemaKey},
+	registry.CanaryConfigMap: {auxCanary, defaultCanaryKey},
+}
+
+// planFormats are the FormatPlan arguments: a condition and tokens that
+// read other knobs than the row's own; flag is the row's.
+var planFormats = map[registry.ID]struct {
+	when   func(v *view) bool
+	tokens func(flag string) func(v *view, args []string) []string
+}{
+	registry.Template:         {hasTemplate, template},
+	registry.TLSSecret:        {hasOwn(registry.TLSSecret), clientTLS},
+	registry.RevokeOnShutdown: {dynamicWithoutRevoke, func(flag string) func(*view, []string) []string { return fixed(flag) }},
+	registry.RevokeGrace:      {revokeGraceApplies, func(flag string) func(*view, []string) []string { return flagValue(flag, registry.RevokeGrace) }},
+	registry.MetricsPort:      {hasMetricsPort, metricsAddr},
+}
+
+// argRows is the argument table of spec 03 §3.2, walked top to bottom:
+// every registry row's agent side (Row.Agent) and the unowned rows, in At
+// order. Scope each is every render's agents, default the default render's.
+var argRows = func() []argRow {
+	out := append([]argRow(nil), unowned...)
+	for _, id := range registry.All {
+		r := id.Row()
+		if r.Agent == nil {
+			continue
+		}
+		out = append(out, agentArg(id, r))
+	}
+	slices.SortFunc(out, func(a, b argRow) int { return a.at - b.at })
+	return out
+}()
+
+// agentArg is knob id's argument row, from its registry row.
+func agentArg(id registry.ID, r *registry.Row) argRow {
+	a := r.Agent
+	row := argRow{at: a.At, agents: a.Kinds, defaultOnly: r.Scope == registry.ScopeDefault}
+	switch a.Format {
+	case registry.FormatValue:
+		row.when, row.tokens = hasOwn(id), flagValue(a.Flag, id)
+	case registry.FormatAlways:
+		row.when, row.tokens = always, flagValue(a.Flag, id)
+	case registry.FormatTrue:
+		row.when, row.tokens = isTrue(id), fixed(a.Flag)
+	case registry.FormatFalse:
+		row.when, row.tokens = isFalse(id), fixed(a.Flag)
+	case registry.FormatFile:
+		m, ok := mounted[id]
+		if !ok {
+			panic("plan: " + r.Name + " is FormatFile but mounts no auxiliary volume")
+		}
+		row.when, row.tokens = hasOwn(id), refFile(a.Flag, id, m.aux, m.defaultKey)
+	case registry.FormatPlan:
+		f, ok := planFormats[id]
+		if !ok {
+			panic("plan: " + r.Name + " is FormatPlan but the plan has no formatter for it")
+		}
+		row.when, row.tokens = f.when, f.tokens(a.Flag)
+	default:
+		panic("plan: " + r.Name + " has an agent side without a format")
+	}
+	return row
 }
 
 // agentArgs walks the argument table for one agent of a render.
@@ -84,7 +112,7 @@ func agentArgs(v *view, kind agentKinds) []string {
 	args := make([]string, 0, 16)
 	for i := range argRows {
 		r := &argRows[i]
-		if r.agents&kind == 0 || (r.scope == defaultOnly && !v.isDefault()) || !r.when(v) {
+		if r.agents&kind == 0 || (r.defaultOnly && !v.isDefault()) || !r.when(v) {
 			continue
 		}
 		args = r.tokens(v, args)
@@ -154,13 +182,6 @@ func flagValue(flag string, knob registry.ID) func(*view, []string) []string {
 	}
 }
 
-func flagNumber(flag string, knob registry.ID) func(*view, []string) []string {
-	return func(v *view, args []string) []string {
-		s, _ := v.get(knob)
-		return append(args, flag, decimal(s))
-	}
-}
-
 // refFile passes the file of a mounted reference: <mount dir>/<key>.
 func refFile(flag string, knob registry.ID, aux auxiliary, defaultKey string) func(*view, []string) []string {
 	return func(v *view, args []string) []string {
@@ -170,23 +191,23 @@ func refFile(flag string, knob registry.ID, aux auxiliary, defaultKey string) fu
 	}
 }
 
-func fileMode(v *view, args []string) []string {
-	s, _ := v.get(registry.FileMode)
-	_, normalised, _ := octalMode(s)
-	return append(args, "--file-mode", normalised)
-}
-
-func template(v *view, args []string) []string {
-	if s, ok := v.render.Values.Get(registry.Template); ok {
-		return append(args, "--template-inline", s)
+// template passes the inline template (flag), else the ConfigMap's file.
+func template(flag string) func(*view, []string) []string {
+	return func(v *view, args []string) []string {
+		if s, ok := v.render.Values.Get(registry.Template); ok {
+			return append(args, flag, s)
+		}
+		_, key := splitRef(v.render.Values.Text(registry.TemplateConfigMap), defaultTemplateKey)
+		return append(args, "--template", auxTemplate.mountDir(v.name)+"/"+key)
 	}
-	_, key := splitRef(v.render.Values.Text(registry.TemplateConfigMap), defaultTemplateKey)
-	return append(args, "--template", auxTemplate.mountDir(v.name)+"/"+key)
 }
 
-func clientTLS(v *view, args []string) []string {
-	dir := auxClientTLS.mountDir(v.name)
-	return append(args, "--tls-cert", dir+"/tls.crt", "--tls-key", dir+"/tls.key")
+// clientTLS passes the client certificate (flag) and key of the mounted Secret.
+func clientTLS(flag string) func(*view, []string) []string {
+	return func(v *view, args []string) []string {
+		dir := auxClientTLS.mountDir(v.name)
+		return append(args, flag, dir+"/tls.crt", "--tls-key", dir+"/tls.key")
+	}
 }
 
 // also passes one --also pair per also-name, in the (sorted) input order.
@@ -201,11 +222,9 @@ func also(v *view, args []string) []string {
 	return args
 }
 
-func revokeGrace(v *view, args []string) []string {
-	s, _ := v.get(registry.RevokeGrace)
-	return append(args, "--revoke-grace", seconds(s))
-}
-
-func metricsAddr(v *view, args []string) []string {
-	return append(args, "--metrics-addr", "0.0.0.0:"+strconv.Itoa(int(metricsPort(v))))
+// metricsAddr passes the metrics address on every interface at the port.
+func metricsAddr(flag string) func(*view, []string) []string {
+	return func(v *view, args []string) []string {
+		return append(args, flag, "0.0.0.0:"+strconv.Itoa(int(metricsPort(v))))
+	}
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 // everyDefaultKnob sets every knob that feeds a default-render argument row.
@@ -146,13 +148,31 @@ func TestArgumentRowConditions(t *testing.T) {
 	}
 }
 
+// TestArgumentTableIsNumberedInOrder holds the rows' At numbers (the
+// registry's agent sides and the unowned rows) to spec 03 §3.2's numbering:
+// 1 to the table's length, each once.
 func TestArgumentTableIsNumberedInOrder(t *testing.T) {
-	if len(argRows) != 41 {
-		t.Fatalf("argument table has %d rows, want 41", len(argRows))
-	}
 	for i, r := range argRows {
-		if r.row != i+1 {
-			t.Errorf("row %d is numbered %d", i+1, r.row)
+		if r.at != i+1 {
+			t.Fatalf("row %d is numbered %d: two rows share a number or one is missing", i+1, r.at)
+		}
+	}
+}
+
+func TestEveryAgentSideServesTheRendersItsScopeNames(t *testing.T) {
+	for _, id := range registry.All {
+		r := id.Row()
+		if r.Agent == nil {
+			continue
+		}
+		if r.Scope != registry.ScopeEach && r.Scope != registry.ScopeDefault {
+			t.Errorf("%s: an agent argument of scope %s; want each or default", r.Name, r.Scope)
+		}
+		if r.PerRender != (r.Scope == registry.ScopeEach) {
+			t.Errorf("%s: per-render %v with scope %s", r.Name, r.PerRender, r.Scope)
+		}
+		if !strings.HasPrefix(r.Agent.Flag, "--") || r.Agent.Kinds&bothAgents == 0 {
+			t.Errorf("%s: agent side %+v", r.Name, *r.Agent)
 		}
 	}
 }

@@ -184,7 +184,7 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 		RemoveArgs:     c.HasArgs,
 	}
 	if restart {
-		watch, _ := lookup(&in.Default, registry.WatchSeconds)
+		watch, _ := lookupNumber(&in.Default, registry.WatchSeconds)
 		rw.LivenessProbe = &decision.Probe{
 			Exec: &decision.ExecAction{Command: []string{
 				"/bin/sh", "-c",
@@ -198,8 +198,7 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 }
 
 // livenessPeriod is clamp(watch-seconds, 10, 120).
-func livenessPeriod(watch string) int32 {
-	n, _ := unsigned(watch)
+func livenessPeriod(n uint64) int32 {
 	switch {
 	case n < 10:
 		return 10

@@ -355,9 +355,9 @@ func TestCommandRewrite(t *testing.T) {
 			equal(t, "command rewrite", Build(in).CommandRewrite, tc.want)
 		})
 	}
-	for watch, want := range map[string]int32{"0": 10, "10": 10, "120": 120, "121": 120, "18446744073709551615": 120, "99999999999999999999999": 120} {
+	for watch, want := range map[uint64]int32{0: 10, 10: 10, 120: 120, 121: 120, ^uint64(0): 120} {
 		if got := livenessPeriod(watch); got != want {
-			t.Errorf("livenessPeriod(%s) = %d, want %d", watch, got, want)
+			t.Errorf("livenessPeriod(%d) = %d, want %d", watch, got, want)
 		}
 	}
 }

@@ -53,7 +53,9 @@ func storeDefaultsNotApplied(in *Input) []decision.Warning {
 				continue
 			}
 			podValue, set := lookup(&in.Default, id)
-			if set && row.Equal(sv.Normalised, podValue) {
+			// both are normalised (the loader's parse, the resolver's): a pin's
+			// comparison of two parsed values is their equality
+			if set && sv.Normalised == podValue {
 				continue
 			}
 			where := "it is unset"

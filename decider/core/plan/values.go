@@ -2,7 +2,6 @@ package plan
 
 import (
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
@@ -57,6 +56,27 @@ func lookup(r *Render, knob registry.ID) (string, bool) {
 	return b, b != ""
 }
 
+// number is the render's own number knob as the resolver parsed it (the
+// built-in's when unresolved); ok is false when there is none.
+func (v *view) number(knob registry.ID) (uint64, bool) {
+	return lookupNumber(v.render, knob)
+}
+
+// podNumber is a pod-wide number knob: always the default render's.
+func (v *view) podNumber(knob registry.ID) (uint64, bool) {
+	return lookupNumber(&v.in.Default, knob)
+}
+
+// lookupNumber is lookup's number: the value's number as its grammar parsed
+// it, never parsed again here.
+func lookupNumber(r *Render, knob registry.ID) (uint64, bool) {
+	if r.Values.Has(knob) {
+		return r.Values.Number(knob), true
+	}
+	b := knob.BuiltInValue()
+	return b.Number, b.Text != ""
+}
+
 // installationOf returns the installation, the empty one when none was handed over.
 func installationOf(in *Input) *installation.Installation {
 	if in.Installation == nil {
@@ -88,61 +108,9 @@ func splitRef(ref, defaultKey string) (name, key string) {
 	return ref, defaultKey
 }
 
-// decimal prints a strict decimal number without leading zeros ("015" → "15").
-func decimal(s string) string {
-	t := strings.TrimLeft(s, "0")
-	if t == "" && s != "" {
-		return "0"
-	}
-	return t
-}
-
-// seconds prints whole seconds with an optional trailing "s" as a plain number.
-func seconds(s string) string {
-	return decimal(strings.TrimSuffix(s, "s"))
-}
-
-// octalMode parses a file mode ("0640", "640", "0o640") and returns its bits
-// and its normalised spelling: "0" + the octal digits without extra zeros.
-func octalMode(s string) (uint64, string, bool) {
-	digits := strings.TrimPrefix(s, "0o")
-	n, err := strconv.ParseUint(digits, 8, 64)
-	if err != nil {
-		return 0, s, false
-	}
-	return n, "0" + strconv.FormatUint(n, 8), true
-}
-
-// unsigned parses a strict decimal; a value too large saturates (ok stays true).
-func unsigned(s string) (uint64, bool) {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err == nil {
-		return n, true
-	}
-	if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
-		return ^uint64(0), true
-	}
-	return 0, false
-}
-
-// metricsPort is the render's resolved metrics port, 0 when none.
+// metricsPort is the render's resolved metrics port, 0 when none (the
+// grammar holds it to 0–65535).
 func metricsPort(v *view) int32 {
-	s, ok := v.get(registry.MetricsPort)
-	if !ok {
-		return 0
-	}
-	n, err := strconv.ParseUint(s, 10, 16)
-	if err != nil {
-		return 0
-	}
+	n, _ := v.number(registry.MetricsPort)
 	return int32(n)
-}
-
-// int64Value parses a resolved decimal knob as int64 (0 when unparsable).
-func int64Value(s string) int64 {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -85,20 +85,15 @@ func volumeDisk(v *view) string {
 }
 
 func fileModeWorld(v *view) string {
-	s, ok := v.render.Values.Get(registry.FileMode)
-	if !ok {
-		return ""
-	}
-	bits, normalised, ok := octalMode(s)
-	if !ok || bits&0o007 == 0 {
+	normalised, ok := v.render.Values.Get(registry.FileMode)
+	if !ok || v.render.Values.Number(registry.FileMode)&0o007 == 0 {
 		return ""
 	}
 	return "file-mode is world-readable (" + normalised + "): anything that can read the volume can read the rendered document; 0640 or 0600 keeps it to owner and group"
 }
 
 func watchSecondsLow(v *view) string {
-	s, _ := v.get(registry.WatchSeconds)
-	n, ok := unsigned(s)
+	n, ok := v.number(registry.WatchSeconds)
 	if !ok || n >= 5 {
 		return ""
 	}
@@ -125,21 +120,17 @@ func historyVolume(v *view) string {
 	if mode, _ := v.pod(registry.Mode); mode == "init" {
 		return ""
 	}
-	h, ok := v.render.Values.Get(registry.History)
-	if !ok {
+	if !v.render.Values.Has(registry.History) {
 		return ""
 	}
-	n, ok := unsigned(h)
-	if !ok || n == 0 {
+	n := v.render.Values.Number(registry.History)
+	if n == 0 {
 		return ""
 	}
 	b := uint64(agentDefaultMaxDocumentBytes)
 	bText := itoa(b)
 	if s, ok := v.render.Values.Get(registry.MaxDocumentBytes); ok {
-		if b, ok = unsigned(s); !ok {
-			return ""
-		}
-		bText = decimal(s)
+		b, bText = v.render.Values.Number(registry.MaxDocumentBytes), s
 	}
 	// n × b > limit without overflow: b > ⌊limit / n⌋.
 	if b <= sharedVolumeBytes/n {

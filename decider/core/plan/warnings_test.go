@@ -45,8 +45,8 @@ func TestWarnings(t *testing.T) {
 		{"rule 6: history 2 × 8388608 is exactly 16Mi and fits", map[string]string{"history": "2"}, nil, nil},
 		{"rule 6: history × an annotated max-document-bytes", map[string]string{"history": "10", "max-document-bytes": "01677722"}, nil,
 			[]decision.Warning{warn("history-volume", history("10", "1677722"))}},
-		{"rule 6: a max-document-bytes beyond uint64 still warns", map[string]string{"history": "1", "max-document-bytes": "99999999999999999999999"}, nil,
-			[]decision.Warning{warn("history-volume", history("1", "99999999999999999999999"))}},
+		{"rule 6: the largest max-document-bytes still warns", map[string]string{"history": "1", "max-document-bytes": "18446744073709551615"}, nil,
+			[]decision.Warning{warn("history-volume", history("1", "18446744073709551615"))}},
 		{"rule 6: mode init has no watching agent to keep history", map[string]string{"history": "3", "mode": "init"}, nil, nil},
 		{"rule 8: named renders, sorted, rules 2–4 with the render's prefix", map[string]string{"volume-medium": "disk", "tls-skip-verify": "true"},
 			[]Render{

@@ -46,10 +46,13 @@ func TestAKnobHasAnInstallationSettingExactlyWhenItHasAFleetTier(t *testing.T) {
 		}
 		seen[r.Setting.Row] = r.Name
 	}
-	for row := 1; row <= 14; row++ {
+	for row := 1; row <= len(seen); row++ {
 		if seen[row] == "" {
-			t.Errorf("no knob owns spec 02 §2.1 row %d", row)
+			t.Errorf("no knob owns spec 02 §2.1 row %d: the fleet defaults are rows 1–%d", row, len(seen))
 		}
+	}
+	if got := Fleet(); len(got) != len(seen) || got[0].Row().Setting.Row != 1 || got[len(got)-1].Row().Setting.Row != len(seen) {
+		t.Errorf("Fleet() = %v, not the %d fleet defaults in row order", got, len(seen))
 	}
 }
 
@@ -77,5 +80,22 @@ func TestValuesHoldWhatWasSetAndNothingElse(t *testing.T) {
 	v.Unset(Path)
 	if v.Has(Path) {
 		t.Fatal("Path is still set after Unset")
+	}
+}
+
+func TestOnlyPerRenderKeysHaveANamedStepAndNoTwoShareOne(t *testing.T) {
+	seen := map[Step]string{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Named == (Step{}) {
+			continue
+		}
+		if !r.PerRender || r.Named.N < 1 || r.Named.Seq < 1 {
+			t.Errorf("%s: named step %+v on a per-render=%v key", r.Name, r.Named, r.PerRender)
+		}
+		if other, twice := seen[r.Named]; twice {
+			t.Errorf("%s and %s share named step %+v", r.Name, other, r.Named)
+		}
+		seen[r.Named] = r.Name
 	}
 }

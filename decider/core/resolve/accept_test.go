@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 func TestAPodWithOnlyInjectUnderTheEmptyInstallationIsRefusedForTheEndpointFirst(t *testing.T) {
@@ -259,7 +260,7 @@ func TestGatesAreRecordedForEveryRenderInOrder(t *testing.T) {
 func TestNamedRendersGetTheirOwnAgentsAndValues(t *testing.T) {
 	d := Decide(load(t, `watchSeconds: "20"`), cachePod("mode", "both"))
 	mustInject(t, d)
-	if len(d.Renders) != 2 || d.Renders[1].Name != "cache" || d.Renders[1].Source != "redis" || len(d.Renders[1].Values) != 28 {
+	if len(d.Renders) != 2 || d.Renders[1].Name != "cache" || d.Renders[1].Source != "redis" || len(d.Renders[1].Values) != len(registry.PerRender) {
 		t.Fatalf("renders %+v", d.Renders)
 	}
 	if got := strings.Join(d.Renders[1].AgentContainers, ","); got != "dynamic-config-init-cache,dynamic-config-agent-cache" {

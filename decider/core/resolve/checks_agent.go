@@ -43,11 +43,12 @@ func sameUser(s *state) *decision.Refusal {
 	if *uid == 0 {
 		return refuse("same-user.root", a.key, "", "dynamic-config.rs/agent-run-as-same-user inherits runAsUser 0 from "+where+": the agent stays nonroot in every configuration")
 	}
-	if iv, _, _, ok := s.silent(r, registry.AgentRunAsUser); ok && iv.Pinned && !registry.AgentRunAsUser.Row().Equal(n, iv.Text) {
+	// n is a UID in range: its own normalised text, compared as a number
+	if iv, _, _, ok := s.silent(r, registry.AgentRunAsUser); ok && iv.Pinned && n != iv.Text && n != installed(iv).Text {
 		return refuseAs(registry.RefusePinned, "pin.agent-run-as-same-user", a.key, "", "dynamic-config.rs/agent-run-as-same-user gives the agent UID "+n+" from "+where+
-			", but the installation pins agent-run-as-user to "+pinnedText(registry.AgentRunAsUser, iv.Text)+" — match it or drop the annotation")
+			", but the installation pins agent-run-as-user to "+pinnedText(iv)+" — match it or drop the annotation")
 	}
-	r.vals[registry.AgentRunAsUser] = value{text: n, set: true, tier: decision.TierPodSpec, note: "inherited from " + where}
+	r.vals[registry.AgentRunAsUser] = value{text: n, p: knob.Value{Text: n, Number: uint64(*uid)}, set: true, tier: decision.TierPodSpec, note: "inherited from " + where}
 	return nil
 }
 
@@ -102,7 +103,7 @@ func revokeGrace(s *state) *decision.Refusal {
 	if !a.set {
 		return nil
 	}
-	n, f := rows[registry.RevokeGrace].Check(a.value)
+	p, f := r.parse(registry.RevokeGrace)
 	if f != nil {
 		return failed(r, registry.RevokeGrace, f)
 	}
@@ -110,11 +111,10 @@ func revokeGrace(s *state) *decision.Refusal {
 	if s.f.TerminationGracePeriodSeconds != nil {
 		grace = *s.f.TerminationGracePeriodSeconds
 	}
-	secs, _ := knob.ParseUint(n)
-	if grace >= 0 && secs <= uint64(grace) {
+	if grace >= 0 && p.Number <= uint64(grace) {
 		return nil
 	}
-	return refuse("revoke-grace.above-grace", a.key, "", "dynamic-config.rs/revoke-grace is "+n+"s, longer than the pod's terminationGracePeriodSeconds ("+
+	return refuse("revoke-grace.above-grace", a.key, "", "dynamic-config.rs/revoke-grace is "+p.Text+"s, longer than the pod's terminationGracePeriodSeconds ("+
 		strconv.FormatInt(grace, 10)+"): the kubelet would SIGKILL the agent before it finished revoking")
 }
 

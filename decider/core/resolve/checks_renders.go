@@ -2,33 +2,77 @@ package resolve
 
 import (
 	"path"
+	"slices"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
-// namedChecks are N1–N16 for one named render (spec 01 §4), in order.
-var namedChecks = []renderCheck{
-	renderName,                     // N1
-	renderSource,                   // N2
-	storePins(false),               // N3
-	pairPins,                       // N4
-	valueOf(registry.WatchSeconds), // N5
-	pinOf(registry.WatchSeconds),   //
-	valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret, registry.TemplateConfigMap, registry.TLSSecret), // N6
-	renderEndpoint,              // N7
-	endpointBoth,                //
-	sshSecretAuth,               // N8
-	tlsSkipVerify,               // N9
-	valueOf(registry.FileMode),  // N10
-	pinOf(registry.FileMode),    //
-	renderMetricsPort,           // N11
-	valueOf(registry.Timeout),   // N12
-	valueOf(registry.TLSReload), // N13
-	templateBoth,                // N14
-	renderKey,                   // N15
-	renderPath,                  // N16
+// namedSteps are the hand-written checks of spec 01 §4's steps: the rules
+// that read more than one key's own grammar. The registry rows place their
+// own value checks and pins (Row.Named); a step runs its hand-written check
+// first, then its rows' checks in their order.
+var namedSteps = map[int]renderCheck{
+	1:  renderName,                          // render.name
+	2:  renderSource,                        // render.source-required, source.value
+	3:  storePins(false),                    // pin.<knob>, store-shaped, path aside
+	4:  pairPins,                            // pair-pin.endpoint, pair-pin.template
+	7:  allOf(renderEndpoint, endpointBoth), // render.endpoint-required, endpoint.both
+	8:  sshSecretAuth,                       // ssh-secret.auth
+	9:  tlsSkipVerify,                       // bool.value, tls-skip-verify.*
+	11: renderMetricsPort,                   // metrics-port.value, render.metrics-port-taken
+	14: templateBoth,                        // template.both
+	15: renderKey,                           // render.key-required
+	16: renderPath,                          // render.path-required, path.*, render.path-directory
+}
+
+// namedChecks are N1–N16 for one named render (spec 01 §4), in order: each
+// step's hand-written check, then the value check (and pin) of every row the
+// registry places at that step.
+var namedChecks = func() []renderCheck {
+	type placed struct {
+		at registry.Step
+		id registry.ID
+	}
+	var own []placed
+	last := 0
+	for n := range namedSteps {
+		last = max(last, n)
+	}
+	for _, id := range registry.PerRender {
+		if at := id.Row().Named; at.N != 0 {
+			own = append(own, placed{at, id})
+			last = max(last, at.N)
+		}
+	}
+	slices.SortFunc(own, func(a, b placed) int {
+		if a.at.N != b.at.N {
+			return a.at.N - b.at.N
+		}
+		return a.at.Seq - b.at.Seq
+	})
+	var out []renderCheck
+	for n := 1; n <= last; n++ {
+		if c, ok := namedSteps[n]; ok {
+			out = append(out, c)
+		}
+		for _, p := range own {
+			if p.at.N != n {
+				continue
+			}
+			out = append(out, valueOf(p.id))
+			if r := p.id.Row(); !r.StoreShaped && len(r.NamedTiers) > 0 {
+				out = append(out, pinOf(p.id))
+			}
+		}
+	}
+	return out
+}()
+
+// allOf runs render checks in order, the first refusal ending them.
+func allOf(checks ...renderCheck) renderCheck {
+	return func(s *state, r *render) *decision.Refusal { return runChecks(s, r, checks) }
 }
 
 // namedRenders is B53: every named render, sorted, checks N1–N16 each.
@@ -85,8 +129,7 @@ func portOf(r *render) uint64 {
 	if !v.set {
 		return 0
 	}
-	n, _ := knob.ParseUint(v.text)
-	return n
+	return v.p.Number
 }
 
 // renderMetricsPort is metrics-port.value, then render.metrics-port-taken (N11).
@@ -176,10 +219,12 @@ func defaultPath(s *state) *decision.Refusal {
 		}
 		return refuse("path.required", k, "", "dynamic-config.rs/path is required: set it on the pod, or give the fleet or the store a default path (agent.defaults.path, agent.defaults.perStore)")
 	}
-	if _, f := rows[registry.Path].Check(v.text); f != nil {
-		return failed(r, registry.Path, f)
+	if v.tier == decision.TierAnnotation || v.tier == decision.TierClass {
+		if _, f := r.parse(registry.Path); f != nil {
+			return failed(r, registry.Path, f)
+		}
 	}
-	return nil
+	return nil // an installation path was checked when the installation was read
 }
 
 // outputDuplicate is output.duplicate (B56): the default path, every

@@ -58,14 +58,6 @@ func alreadyInjected(s *state) decision.SkipReason {
 	return decision.SkipUnspecified
 }
 
-// injectValue is B5's refusal: inject is "true" or "false".
-func injectValue(s *state) *decision.Refusal {
-	if s.inject.set && s.inject.value != "true" && s.inject.value != "false" {
-		return refuse("inject.value", s.inject.key, "", `dynamic-config.rs/inject is `+q(s.inject.value)+`: "true" or "false"`)
-	}
-	return nil
-}
-
 // notAsking is B5's skip: inject absent or "false".
 func notAsking(s *state) decision.SkipReason {
 	if !s.inject.set || s.inject.value == "false" {

@@ -4,11 +4,13 @@ import (
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 // acceptedValue is, per registry key, a value the key accepts on a complete
-// consul pod, with whatever else the value needs.
+// consul pod, with whatever else the value needs. A key whose grammar takes
+// "1", "true" or "x" on its own needs no entry.
 var acceptedValue = map[string]struct {
 	value string
 	extra []string
@@ -49,7 +51,16 @@ func TestEveryRegistryKeyAcceptsAValidValue(t *testing.T) {
 		}
 		c, ok := acceptedValue[row.Name]
 		if !ok {
-			t.Errorf("no accepted value for %s", row.Name)
+			// a plain row needs no entry: the first simple value its grammar accepts
+			for _, v := range []string{"1", "true", "x"} {
+				if _, f := row.Check(v); f == nil {
+					c.value, ok = v, true
+					break
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("no accepted value for %s: give it an acceptedValue entry", row.Name)
 			continue
 		}
 		t.Run(row.Name, func(t *testing.T) {
@@ -103,6 +114,47 @@ func TestEveryKeyRefusesWhatItsGrammarRefuses(t *testing.T) {
 			d := Decide(load(t, "", c.env...), pod)
 			if d.Outcome != decision.OutcomeRefuse {
 				t.Fatalf("%s=%q is refused by its grammar but the decision is %v: place its value check in steps.go", row.Name, bad, d.Outcome)
+			}
+		})
+	}
+}
+
+// namedPod is consulPod with a complete named render "cache".
+func namedPod(extra ...string) *decision.Facts {
+	return consulPod(append([]string{
+		"source.cache", "redis", "endpoint.cache", "redis://r:6379", "key.cache", "cache.json", "path.cache", "/config/cache.json",
+	}, extra...)...)
+}
+
+// TestEveryPerRenderKeyIsJudgedOnANamedRender holds the named-render checks
+// (N1–N16, derived from the rows' Named steps) to the registry: a per-render
+// key whose grammar refuses a value must be refused by some named-render
+// step, on that key (a new per-render row needs its Named step, or a
+// hand-written check in namedSteps).
+func TestEveryPerRenderKeyIsJudgedOnANamedRender(t *testing.T) {
+	if d := Decide(installation.Empty(), namedPod()); d.Outcome != decision.OutcomeInject {
+		t.Fatalf("the complete named render is not injected: %v %+v", d.Outcome, d.Refusals)
+	}
+	candidates := []string{"x y", "-1", "0", "/", "x", "99999999999999999999999"}
+	for _, id := range registry.PerRender {
+		row := id.Row()
+		bad := ""
+		for _, c := range candidates {
+			if _, f := row.Check(c); f != nil {
+				bad = c
+				break
+			}
+		}
+		if !row.Grammar.Checked() || bad == "" {
+			continue // only "" is refused: step B7 (value.empty) refuses it for every key
+		}
+		t.Run(row.Name, func(t *testing.T) {
+			k := registry.Full(row.Name, "cache")
+			pod := namedPod()
+			pod.Annotations[k] = bad
+			d := Decide(installation.Empty(), pod)
+			if d.Outcome != decision.OutcomeRefuse || len(d.Refusals) == 0 || d.Refusals[0].Key != k {
+				t.Fatalf("%s=%q is refused by its grammar, but the decision is %v %+v: give the row its Named step", k, bad, d.Outcome, d.Refusals)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
 func TestTheCanonicalExamplesResolveUnderTheEmptyInstallation(t *testing.T) {
@@ -33,7 +34,7 @@ func TestTheCanonicalExamplesResolveUnderTheEmptyInstallation(t *testing.T) {
 			if d.AuditAnnotations["revision"] != installation.EmptyRevision || d.InstallationRevision != installation.EmptyRevision {
 				t.Errorf("revision not recorded: %+v", d.AuditAnnotations)
 			}
-			if len(d.Renders) != 1 || !d.Renders[0].Validated || len(d.Renders[0].Values) != 66 {
+			if len(d.Renders) != 1 || !d.Renders[0].Validated || len(d.Renders[0].Values) != registry.Count {
 				t.Fatalf("renders %+v", d.Renders)
 			}
 			if got := d.Renders[0].AgentContainers; len(got) != 1 || got[0] != "dynamic-config-agent" {

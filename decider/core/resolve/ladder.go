@@ -3,6 +3,7 @@ package resolve
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
@@ -13,7 +14,7 @@ var rows = registry.Rows()
 var pairOf = func() map[registry.ID]registry.ID {
 	m := map[registry.ID]registry.ID{}
 	for _, id := range registry.All {
-		if p, ok := registry.ByName(id.Row().Pair); ok {
+		if p, ok := id.Row().PairOf(); ok {
 			m[id] = p
 		}
 	}
@@ -85,10 +86,14 @@ func (s *state) resolveRender(r *render) {
 // ladder resolves knob i for render r.
 func (s *state) ladder(r *render, i registry.ID) value {
 	if a := &r.ann[i]; a.set {
-		if a.class != "" {
-			return value{text: a.value, set: true, tier: decision.TierClass}
+		p, f := r.parse(i)
+		if f != nil {
+			p = knob.Value{Text: a.value} // refused by its step; never handed over
 		}
-		return value{text: a.value, set: true, tier: decision.TierAnnotation}
+		if a.class != "" {
+			return value{text: a.value, p: p, set: true, tier: decision.TierClass}
+		}
+		return value{text: a.value, p: p, set: true, tier: decision.TierAnnotation}
 	}
 	if p, ok := pairOf[i]; ok && r.ann[p].set {
 		v := value{tier: decision.TierNone}
@@ -98,12 +103,26 @@ func (s *state) ladder(r *render, i registry.ID) value {
 		return v
 	}
 	if iv, tier, store, ok := s.silent(r, i); ok {
-		return value{text: iv.Text, set: true, tier: tier, fromInst: true, store: store}
+		return value{text: iv.Text, p: installed(iv), set: true, tier: tier, fromInst: true, store: store}
 	}
 	if b := s.builtIn(i); b != "" {
-		return value{text: b, set: true, tier: decision.TierBuiltIn}
+		p := i.BuiltInValue()
+		if b != rows[i].BuiltIn {
+			p = knob.Value{Text: b} // the installation's agent image (a plain string)
+		}
+		return value{text: b, p: p, set: true, tier: decision.TierBuiltIn}
 	}
 	return value{tier: decision.TierNone}
+}
+
+// installed is an installation value as the loader parsed it (spec 06 §3.6:
+// installation values arrive normalised); a value built without the loader
+// keeps its text.
+func installed(iv installation.Value) knob.Value {
+	if iv.Normalised == "" {
+		return knob.Value{Text: iv.Text}
+	}
+	return iv.Parsed()
 }
 
 // supplier is the installation value that answered knob i of render r (a

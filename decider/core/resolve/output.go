@@ -54,7 +54,7 @@ func (s *state) provenance(r *render, i registry.ID, validated bool) decision.Re
 	v := &r.vals[i]
 	text := v.text
 	if validated && v.set {
-		text = s.normalised(r, i)
+		text = v.p.Text
 	}
 	rv := decision.ResolvedValue{Knob: rows[i].Name, Value: redact.URL(text), Set: v.set, Tier: v.tier,
 		OverrideRule: decision.OverrideNotApplicable, Store: v.store, Note: v.note}
@@ -74,41 +74,6 @@ func (s *state) provenance(r *render, i registry.ID, validated bool) decision.Re
 	}
 	return rv
 }
-
-// normalised is knob i's validated value in its normalised form (spec 06
-// §3.6); installation values arrive normalised from the loader.
-func (s *state) normalised(r *render, i registry.ID) string {
-	v := &r.vals[i]
-	if v.fromInst {
-		if n := s.supplier(r, i).Normalised; n != "" {
-			return n
-		}
-	}
-	if v.tier == decision.TierBuiltIn && v.text == rows[i].BuiltIn {
-		return builtInNormalised[i]
-	}
-	return checkedOrRaw(i, v.text)
-}
-
-// checkedOrRaw is text normalised by knob i's grammar, or text as it is when
-// the grammar refuses it.
-func checkedOrRaw(i registry.ID, text string) string {
-	if n, f := rows[i].Check(text); f == nil {
-		return n
-	}
-	return text
-}
-
-// builtInNormalised holds each knob's built-in value normalised: the
-// built-ins are constants, so they are checked once here rather than in
-// every decision.
-var builtInNormalised = func() []string {
-	out := make([]string, len(rows))
-	for i := range rows {
-		out[i] = checkedOrRaw(registry.ID(i), rows[i].BuiltIn)
-	}
-	return out
-}()
 
 // planInput hands the validated, normalised values to the plan builder.
 func (s *state) planInput() plan.Input {
@@ -140,12 +105,13 @@ func (s *state) chosen(r *render, i registry.ID) bool {
 	return fromPod(v.tier) || v.fromInst && s.supplier(r, i).Pinned
 }
 
-// effective is each knob that resolved, by its normalised value.
+// effective is each knob that resolved, as its grammar parsed it (spec 06
+// §3.6: normalised, and a number's number): the plan parses nothing again.
 func (s *state) effective(r *render, keys []registry.ID) registry.Values {
 	var out registry.Values
 	for _, i := range keys {
 		if r.vals[i].set {
-			out.Set(i, s.normalised(r, i))
+			out.SetParsed(i, r.vals[i].p)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
@@ -59,7 +60,7 @@ func (s *state) checkValue(r *render, i registry.ID) *decision.Refusal {
 	if !a.set {
 		return nil
 	}
-	if _, f := rows[i].Check(a.value); f != nil {
+	if _, f := r.parse(i); f != nil {
 		return failed(r, i, f)
 	}
 	return nil
@@ -76,10 +77,10 @@ func (s *state) checkPin(r *render, i registry.ID) *decision.Refusal {
 		return nil
 	}
 	iv, _, _, ok := s.silent(r, i)
-	if !ok || !iv.Pinned || rows[i].Equal(a.value, iv.Text) {
+	if !ok || !iv.Pinned || samePin(r, i, iv) {
 		return nil
 	}
-	msg := a.key + " is " + q(a.value) + ", but the installation pins it to " + pinnedText(i, iv.Text) +
+	msg := a.key + " is " + q(a.value) + ", but the installation pins it to " + pinnedText(iv) +
 		" — match it or drop the annotation"
 	if r.name == "" {
 		msg += pinAdvice
@@ -87,13 +88,22 @@ func (s *state) checkPin(r *render, i registry.ID) *decision.Refusal {
 	return refuseAs(registry.RefusePinned, "pin."+rows[i].Name, a.key, r.name, msg)
 }
 
-// pinnedText is the spec's {T}: the pinned value normalised, quoted.
-func pinnedText(i registry.ID, text string) string {
-	if n, f := rows[i].Check(text); f == nil {
-		text = n
+// samePin compares the pod's annotation of knob i with the pinned value the
+// way a pin does (spec 02 §4, knob.Grammar.Equal): as written, or — for a
+// grammar that compares parsed values — by the two parses already made.
+func samePin(r *render, i registry.ID, iv installation.Value) bool {
+	if r.ann[i].value == iv.Text {
+		return true
 	}
-	return q(text)
+	if !rows[i].Grammar.Checked() || rows[i].Grammar.Compare() != knob.ByParsed {
+		return false
+	}
+	p, f := r.parse(i)
+	return f == nil && p.Text == installed(iv).Text
 }
+
+// pinnedText is the spec's {T}: the pinned value normalised, quoted.
+func pinnedText(iv installation.Value) string { return q(installed(iv).Text) }
 
 // checkPairPin refuses a pod that answers one half of a pair while the
 // installation pins the other (pair-pin.*): the pair answers as one.
@@ -109,7 +119,7 @@ func (s *state) checkPairPin(r *render, a, b registry.ID, check string) *decisio
 		}
 		kb := r.ann[podHalf].key
 		msg := kb + " is set, but the installation pins " + key(r, pinnedHalf) + " to " +
-			pinnedText(pinnedHalf, iv.Text) + " — the pair answers as one: drop " + kb
+			pinnedText(iv) + " — the pair answers as one: drop " + kb
 		return refuseAs(registry.RefusePinned, check, kb, r.name, msg)
 	}
 	return nil

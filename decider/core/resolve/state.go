@@ -7,6 +7,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/knob"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -15,24 +16,33 @@ import (
 type annot struct {
 	key   string // the full key as written
 	value string
-	set   bool
 	// class names the class that filled the value ("DynamicConfigClass
 	// ns/name"); "" when the pod wrote it (spec 08 §3 step 6).
 	class string
+	set   bool
+	// parsed says the key's grammar judged value (render.parse): f is its
+	// refusal, the parsed value is the render's vals slot's p.
+	parsed bool
+	f      *knob.Failure
 }
 
 // value is one knob's effective value for a render: the raw tier lookup
 // (validated by the steps before anything relies on it). When an
 // installation tier answered, the supplying installation.Value is looked up
 // again where its provenance is needed (supplier) rather than copied into
-// every one of a render's 66 slots.
+// every one of a render's slots.
 type value struct {
-	text     string
-	set      bool
+	text string
+	// p is the value as its grammar parsed it (normalised text, number):
+	// from the annotation's parse (render.parse), the installation's read,
+	// the built-in's parse at load, or the step that derived it. It is what
+	// the plan gets.
+	p        knob.Value
 	tier     decision.Tier
-	fromInst bool   // an installation tier answered
 	store    string // the store whose group answered
 	note     string
+	set      bool
+	fromInst bool // an installation tier answered
 }
 
 // render is one render's annotations and resolved values.
@@ -133,6 +143,20 @@ func (s *state) read() {
 	}
 	slices.SortFunc(s.named, func(a, b *render) int { return strings.Compare(a.name, b.name) })
 	slices.SortFunc(s.also, func(a, b also) int { return strings.Compare(a.name, b.name) })
+}
+
+// parse is the verdict of knob i's grammar on the render's annotation,
+// reached once: the value check, the pin, the ladder and the hand-over to
+// the plan all read it. The parsed value is kept in the knob's vals slot,
+// where the ladder leaves it for an annotation (an annotation always wins
+// the ladder, so the slot holds the annotation's value whenever one is set).
+func (r *render) parse(i registry.ID) (knob.Value, *knob.Failure) {
+	a := &r.ann[i]
+	if !a.parsed {
+		r.vals[i].p, a.f = rows[i].Parse(a.value)
+		a.parsed = true
+	}
+	return r.vals[i].p, a.f
 }
 
 func (s *state) namedRender(name string) *render {

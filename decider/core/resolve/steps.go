@@ -26,7 +26,7 @@ var steps = []step{
 	{id: "read", do: (*state).read},
 	{id: "B3", run: classStep},
 	{id: "B4", run: statusMark, skip: alreadyInjected},
-	{id: "B5", run: injectValue, skip: notAsking},
+	{id: "B5", run: onDefault(valueOf(registry.Inject)), skip: notAsking}, // inject.value: the row's grammar
 	{id: "resolve", do: (*state).resolveRenders},
 	{id: "B6", run: unknownKey},
 	{id: "B7", run: emptyValue},
