@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -64,5 +65,44 @@ func TestBuiltInsAreTheChartDefaultsThatEqualTheBuiltIn(t *testing.T) {
 	}
 	if _, ok := builtIns["metricsPort"]; ok {
 		t.Error("metricsPort: the chart's 9110 is no built-in, yet it is listed")
+	}
+}
+
+// Every fleet key of the table is a chart value: values.yaml carries it under
+// agent.defaults and the strict schema admits it there, so a knob given a
+// fleet default in the registry cannot ship without its chart side (the
+// template's key list and the emulation follow the table on their own).
+func TestEveryFleetKeyIsAChartValueAndInTheSchema(t *testing.T) {
+	raw, err := os.ReadFile("values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			Agent struct {
+				Properties struct {
+					Defaults struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+					} `json:"defaults"`
+				} `json:"properties"`
+			} `json:"agent"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatalf("values.schema.json: %v", err)
+	}
+	inSchema := schema.Properties.Agent.Properties.Defaults.Properties
+	defaults := lookupPath(chartDefaults(), "agent", "defaults")
+	keys := FleetKeys()
+	if len(keys) == 0 {
+		t.Fatal("the table gives no fleet keys")
+	}
+	for _, k := range keys {
+		if lookupPath(defaults, k.Value) == nil {
+			t.Errorf("%s (document key %s) is not in values.yaml under agent.defaults: add it (\"\" = not set)", defaultsPrefix+k.Value, k.Key)
+		}
+		if _, ok := inSchema[k.Value]; !ok {
+			t.Errorf("%s (document key %s) is not in values.schema.json under agent.defaults: the strict schema refuses it", defaultsPrefix+k.Value, k.Key)
+		}
 	}
 }
