@@ -108,6 +108,12 @@ type Row struct {
 	// list judges the key (render.source-required, the path, metrics-port
 	// and tls-skip-verify rules) or the key is not per-render.
 	Named Step
+	// Default places the key's value check and then its pin on the default
+	// render (spec 01 §8.1): step B<Default.N> runs them after its
+	// hand-written checks, the rows of one step in Seq order. The zero
+	// Step: the step list names the key's checks itself (steps that judge
+	// several keys together, or a value without a pin).
+	Default Step
 	// Agent is the argument the agents receive from the knob's value (spec
 	// 03 §3.2; nil when the value is no argument). Scope says which renders'
 	// agents: each = every render, default = the default render's only.

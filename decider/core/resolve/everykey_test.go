@@ -89,7 +89,7 @@ func TestEveryRegistryKeyAcceptsAValidValue(t *testing.T) {
 
 // TestEveryKeyRefusesWhatItsGrammarRefuses holds the evaluation order to the
 // registry: a key whose grammar refuses a value must be refused by some step
-// (a new row's value check needs its line in steps.go).
+// (a new row places its value check with Row.Default, or a line in steps.go).
 func TestEveryKeyRefusesWhatItsGrammarRefuses(t *testing.T) {
 	candidates := []string{"x y", "-1", "0", "/", "x", "99999999999999999999999"}
 	for _, row := range registry.Rows() {
@@ -113,7 +113,7 @@ func TestEveryKeyRefusesWhatItsGrammarRefuses(t *testing.T) {
 			}
 			d := Decide(load(t, "", c.env...), pod)
 			if d.Outcome != decision.OutcomeRefuse {
-				t.Fatalf("%s=%q is refused by its grammar but the decision is %v: place its value check in steps.go", row.Name, bad, d.Outcome)
+				t.Fatalf("%s=%q is refused by its grammar but the decision is %v: place its value check (Row.Default, or a step in steps.go)", row.Name, bad, d.Outcome)
 			}
 		})
 	}

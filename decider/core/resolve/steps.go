@@ -1,6 +1,10 @@
 package resolve
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
+
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
@@ -19,8 +23,10 @@ type step struct {
 // steps B1–B60 in order, the first refusal or skip ends the decision. B61
 // (conflicts) runs on the plan, B62 builds it (decide.go). The two preparation
 // rows read the annotations (before B3, the first step that needs them) and
-// resolve every knob's ladder (before B6, the first that reads values).
-var steps = []step{
+// resolve every knob's ladder (before B6, the first that reads values). A
+// step without a run here gets its checks from the registry rows placed at
+// it (Row.Default, placeRows).
+var steps = placeRows([]step{
 	{id: "B1", skip: noPrefixedAnnotation},
 	{id: "B2", skip: notCreate},
 	{id: "read", do: (*state).read},
@@ -34,26 +40,26 @@ var steps = []step{
 	{id: "B9", run: onDefault(pinOf(registry.Source))},
 	{id: "B10", run: onDefault(storePins(true))},
 	{id: "B11", run: onDefault(pairPins)},
-	{id: "B12", run: onDefault(valueOf(registry.Mode), pinOf(registry.Mode))},
-	{id: "B13", run: onDefault(valueOf(registry.WatchSeconds), pinOf(registry.WatchSeconds))},
+	{id: "B12"}, // mode: Row.Default
+	{id: "B13"}, // watch-seconds
 	{id: "B14", run: onDefault(valuesOf(registry.TokenSecret, registry.PasswordSecret, registry.EndpointSecret, registry.CAConfigMap, registry.SSHSecret,
 		registry.SchemaConfigMap, registry.CanaryConfigMap, registry.TemplateConfigMap, registry.TLSSecret, registry.ExtraSecret, registry.AWSSecret))},
 	{id: "B15", run: endpointRequired},
 	{id: "B16", run: onDefault(endpointBoth)},
 	{id: "B17", run: onDefault(sshSecretAuth)},
 	{id: "B18", run: onDefault(tlsSkipVerify)},
-	{id: "B19", run: onDefault(valueOf(registry.VolumeMedium), pinOf(registry.VolumeMedium))},
-	{id: "B20", run: onDefault(valueOf(registry.NativeSidecar), pinOf(registry.NativeSidecar))},
+	{id: "B19"}, // volume-medium
+	{id: "B20"}, // native-sidecar
 	{id: "B21", run: onDefault(pinOf(registry.AgentCPURequest), pinOf(registry.AgentMemoryRequest), pinOf(registry.AgentCPULimit), pinOf(registry.AgentMemoryLimit))},
 	{id: "B22", run: ephemeralStorage},
 	{id: "B23", run: onDefault(valuesOf(registry.AgentCPURequest, registry.AgentMemoryRequest, registry.AgentCPULimit, registry.AgentMemoryLimit), cpuRequestAboveLimit, memoryRequestAboveLimit)},
-	{id: "B24", run: onDefault(valueOf(registry.FileMode), pinOf(registry.FileMode))},
-	{id: "B25", run: onDefault(valueOf(registry.AgentRunAsUser), pinOf(registry.AgentRunAsUser), valueOf(registry.AgentRunAsGroup), pinOf(registry.AgentRunAsGroup))},
+	{id: "B24"}, // file-mode
+	{id: "B25"}, // agent-run-as-user, agent-run-as-group
 	{id: "B26", run: sameUser},
 	{id: "B27", run: envInjectMode},
 	{id: "B28", run: envRestart},
 	{id: "B29", run: awsSecretSource},
-	{id: "B30", run: onDefault(valueOf(registry.MetricsPort), pinOf(registry.MetricsPort))},
+	{id: "B30"}, // metrics-port
 	{id: "B31", run: onDefault(valueOf(registry.Meta))},
 	{id: "B32", run: onDefault(valueOf(registry.Dynamic))},
 	{id: "B33", run: onDefault(valueOf(registry.RevokeOnShutdown))},
@@ -84,6 +90,45 @@ var steps = []step{
 	{id: "B58", run: keyChecks},
 	{id: "B59", run: sourceGates},
 	{id: "B60", run: agentEnvGates},
+})
+
+// placeRows appends to each step the value check and pin of every registry
+// row placed at it (Row.Default), in Seq order, after the step's own run. A
+// row placed at a step the list lacks is a bug of the table: it panics at
+// start-up (and in every test).
+func placeRows(list []step) []step {
+	placed := map[string][]registry.ID{}
+	for _, id := range registry.All {
+		if at := id.Row().Default; at.N != 0 {
+			placed["B"+strconv.Itoa(at.N)] = append(placed["B"+strconv.Itoa(at.N)], id)
+		}
+	}
+	for i := range list {
+		ids := placed[list[i].id]
+		if len(ids) == 0 {
+			continue
+		}
+		delete(placed, list[i].id)
+		slices.SortStableFunc(ids, func(a, b registry.ID) int { return a.Row().Default.Seq - b.Row().Default.Seq })
+		var checks []renderCheck
+		for _, id := range ids {
+			checks = append(checks, valueOf(id), pinOf(id))
+		}
+		own, rows := list[i].run, onDefault(checks...)
+		list[i].run = rows
+		if own != nil {
+			list[i].run = func(s *state) *decision.Refusal {
+				if ref := own(s); ref != nil {
+					return ref
+				}
+				return rows(s)
+			}
+		}
+	}
+	for at, ids := range placed {
+		panic(fmt.Sprintf("registry: %s is placed at %s, a step the default render does not have", ids[0].Row().Name, at))
+	}
+	return list
 }
 
 // renderCheck is a check on one render.
