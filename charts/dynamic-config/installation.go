@@ -112,11 +112,20 @@ func Load(valuesPath string, environ []string) (*installation.Installation, erro
 
 // chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).
 func chartDefaults() *doctree.Node {
-	var defaults yaml.Node
-	if err := yaml.Unmarshal(Values, &defaults); err != nil {
+	n, err := parseValues(Values)
+	if err != nil {
 		panic("chart values.yaml: " + err.Error()) // embedded at build time; chart-lint keeps it YAML
 	}
-	return docparse.FromYAML(&defaults)
+	return n
+}
+
+// parseValues reads a values file as a document tree.
+func parseValues(data []byte) (*doctree.Node, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		return nil, err
+	}
+	return docparse.FromYAML(&n), nil
 }
 
 // quotedValues are the string-typed installation values the chart refuses
