@@ -2,16 +2,12 @@ package clustercheck
 
 import (
 	"context"
-	"crypto/tls"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -23,18 +19,7 @@ import (
 // A Service-backed webhook as the chart renders it: the Service port 443
 // maps to the endpoints' named port, whose ready addresses are dialled.
 func TestClusterCheckFollowsTheServiceToItsReadyEndpoints(t *testing.T) {
-	b, err := certstest.Write(t.TempDir(), "serving", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(b.CertPEM, b.KeyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
-	srv.StartTLS()
-	defer srv.Close()
+	srv, b := servingServer(t)
 	_, portText, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "https://"))
 	port, _ := strconv.Atoi(portText)
 

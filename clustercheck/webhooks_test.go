@@ -19,6 +19,25 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
+// servingServer is a TLS server (answering 404) with a serving pair from a
+// fresh CA, closed at the test's end, and the pair's files.
+func servingServer(t *testing.T) (*httptest.Server, *certstest.Bundle) {
+	t.Helper()
+	b, err := certstest.Write(t.TempDir(), "serving", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(b.CertPEM, b.KeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv, b
+}
+
 // chartInject is the inject webhook as the chart renders it.
 func chartInject(caPEM []byte) Webhook {
 	return Webhook{
@@ -183,18 +202,7 @@ func parsePEM(t *testing.T, b []byte) *x509.Certificate {
 // The handshake sees what a real TLS server presents, and the check
 // verifies it as the API server would.
 func TestHandshakeCollectsTheServingChain(t *testing.T) {
-	b, err := certstest.Write(t.TempDir(), "serving", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(b.CertPEM, b.KeyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
-	srv.StartTLS()
-	defer srv.Close()
+	srv, b := servingServer(t)
 
 	addr := strings.TrimPrefix(srv.URL, "https://")
 	s := Cluster{DialTimeout: 5 * time.Second}.handshake(context.Background(), addr, "127.0.0.1")

@@ -18,42 +18,10 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Issue 21 item 2: pods that asked for the agent and were admitted without
 // it, found by `audit-pods` and by the in-cluster reporter.
-
-// registerIgnoringInjection registers door's /mutate for ns as
-// registerInjection does, but with failurePolicy Ignore: a front door that
-// does not answer lets the pod through without its agent.
-func registerIgnoringInjection(t *testing.T, configName, ns string, door frontDoor) {
-	t.Helper()
-	url := door.url + "/mutate"
-	cfg := &admissionv1.MutatingWebhookConfiguration{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
-		ObjectMeta: metav1.ObjectMeta{Name: configName},
-		Webhooks: []admissionv1.MutatingWebhook{{
-			Name:                    injectWebhookName,
-			AdmissionReviewVersions: []string{"v1"},
-			SideEffects:             ptr(admissionv1.SideEffectClassNone),
-			MatchPolicy:             ptr(admissionv1.Equivalent),
-			FailurePolicy:           ptr(admissionv1.Ignore),
-			TimeoutSeconds:          ptr(int32(5)),
-			ReinvocationPolicy:      ptr(admissionv1.NeverReinvocationPolicy),
-			ClientConfig:            admissionv1.WebhookClientConfig{URL: &url, CABundle: door.caPEM},
-			Rules: []admissionv1.RuleWithOperations{{
-				Operations: []admissionv1.OperationType{admissionv1.Create},
-				Rule: admissionv1.Rule{
-					APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"},
-					Scope: ptr(admissionv1.NamespacedScope),
-				},
-			}},
-			NamespaceSelector: onlyNamespace(ns),
-		}},
-	}
-	applyConfiguration(t, "mutatingwebhookconfiguration", configName, cfg)
-}
 
 // auditReporter is one `dynamic-config audit-reporter` process.
 type auditReporter struct {
@@ -188,7 +156,7 @@ func TestAuditPodsFindsExactlyThePodsAdmittedWhileTheFrontDoorWasDown(t *testing
 	mustCreatePod(t, pod(ns, "early-1", consulAnnotations()))
 	time.Sleep(1100 * time.Millisecond) // creationTimestamp has whole seconds
 	config := ns + "-inject"
-	registerIgnoringInjection(t, config, ns, s.door)
+	registerInjection(t, config, ns, s.door, injection{failurePolicy: admissionv1.Ignore}) // a front door that does not answer lets the pod through
 	waitForEffect(t, "the injection webhook takes effect", pod(ns, "webhook-probe", consulAnnotations()), injectedOrRefused)
 
 	// While the front door answers: injected pods, a pod that does not ask,

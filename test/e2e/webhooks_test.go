@@ -28,17 +28,24 @@ type injection struct {
 	reinvocation admissionv1.ReinvocationPolicyType // default Never, as the chart
 	// matchConditions, when set, filter as the chart's (chartMatchConditions).
 	matchConditions []admissionv1.MatchCondition
+	// failurePolicy is Fail when empty (Ignore lets a pod through without
+	// its agent when the front door does not answer).
+	failurePolicy admissionv1.FailurePolicyType
 }
 
 // registerInjection registers door's /mutate for pods created in ns, as the
-// chart renders it (07 §6.3) but by URL and with failurePolicy Fail — a
-// front door that does not answer fails the test instead of silently
-// admitting an uninjected pod. The configuration is deleted at cleanup.
+// chart renders it (07 §6.3) but by URL and, unless opts say otherwise, with
+// failurePolicy Fail — a front door that does not answer fails the test
+// instead of silently admitting an uninjected pod. The configuration is deleted at cleanup.
 func registerInjection(t *testing.T, configName, ns string, door frontDoor, opts injection) {
 	t.Helper()
 	reinvocation := opts.reinvocation
 	if reinvocation == "" {
 		reinvocation = admissionv1.NeverReinvocationPolicy
+	}
+	failurePolicy := opts.failurePolicy
+	if failurePolicy == "" {
+		failurePolicy = admissionv1.Fail
 	}
 	url := door.url + "/mutate"
 	cfg := &admissionv1.MutatingWebhookConfiguration{
@@ -49,7 +56,7 @@ func registerInjection(t *testing.T, configName, ns string, door frontDoor, opts
 			AdmissionReviewVersions: []string{"v1"},
 			SideEffects:             ptr(admissionv1.SideEffectClassNone),
 			MatchPolicy:             ptr(admissionv1.Equivalent),
-			FailurePolicy:           ptr(admissionv1.Fail),
+			FailurePolicy:           ptr(failurePolicy),
 			TimeoutSeconds:          ptr(int32(5)),
 			ReinvocationPolicy:      ptr(reinvocation),
 			ClientConfig:            admissionv1.WebhookClientConfig{URL: &url, CABundle: door.caPEM},
