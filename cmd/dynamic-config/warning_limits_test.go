@@ -52,7 +52,7 @@ func longestTemplates(t *testing.T) map[string][]string {
 		Default:      plan.Render{Values: values},
 		Named:        []plan.Render{{Name: longName, Values: values}},
 	}
-	for _, w := range plan.Warnings(in) {
+	for _, w := range plan.Warnings(&in) {
 		out["plan/"+w.Code] = append(out["plan/"+w.Code], w.Message)
 	}
 	// Deprecated keys (01 §2): the longest key, with and without a replacement.

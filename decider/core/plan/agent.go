@@ -106,7 +106,7 @@ func agentMounts(v *view) []decision.VolumeMount {
 // equal to the limits (issue 20).
 func resources(v *view) (requests, limits map[string]string) {
 	requests, limits = configuredResources(v)
-	if v.in.Facts.QoSGuaranteed && installationOf(v.in).MatchGuaranteed {
+	if v.in.pod().QoSGuaranteed && installationOf(v.in).MatchGuaranteed {
 		matchGuaranteed(requests, limits)
 	}
 	return requests, limits

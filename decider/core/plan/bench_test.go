@@ -10,7 +10,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	cases := []struct {
 		name string
-		in   Input
+		in   *Input
 	}{
 		{"minimal consul", input(consul())},
 		{"vault with CA", input(with(consul(), map[string]string{"source": "vault", "auth": "kubernetes", "auth-role": "app", "ca-configmap": "vault-ca"}))},

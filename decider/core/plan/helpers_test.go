@@ -54,8 +54,8 @@ func oneApp() *decision.Facts {
 }
 
 // input builds an Input over the empty installation.
-func input(def map[string]string, named ...Render) Input {
-	return Input{
+func input(def map[string]string, named ...Render) *Input {
+	return &Input{
 		Facts:        oneApp(),
 		Installation: installation.Empty(),
 		Default:      Render{Values: values(def)},

@@ -32,6 +32,17 @@ type Input struct {
 	PlacementExplicit bool
 }
 
+// pod is the pod's facts: a nil Facts reads as a pod with nothing in it.
+func (in *Input) pod() *decision.Facts {
+	if in.Facts == nil {
+		return &noFacts
+	}
+	return in.Facts
+}
+
+// noFacts is the pod of an Input without Facts; nothing writes to it.
+var noFacts decision.Facts
+
 // Render is one render's effective values, one typed slot per knob
 // (registry.Values): a knob that resolved to nothing is unset. What the plan
 // reads (spec 03 §2–3):

@@ -13,7 +13,7 @@ const (
 // mustFinish reports whether the pod's restartPolicy lets it complete: a
 // classic sidecar that never exits keeps such a pod running forever.
 func mustFinish(in *Input) bool {
-	p := in.Facts.RestartPolicy
+	p := in.pod().RestartPolicy
 	return p == restartNever || p == restartOnFailure
 }
 
@@ -43,7 +43,7 @@ func placementWarning(in *Input) (code, text string) {
 	if native, _ := lookup(&in.Default, registry.NativeSidecar); native == "true" {
 		return "", ""
 	}
-	policy := in.Facts.RestartPolicy
+	policy := in.pod().RestartPolicy
 	if in.PlacementExplicit {
 		return WarnPodNeverCompletes, `native-sidecar is "false" on a pod with restartPolicy ` + policy +
 			`: the watching agent runs in containers and never exits, so the pod will never complete; native-sidecar "true" or mode "init" lets it complete`

@@ -11,17 +11,14 @@ import (
 
 // Build returns the mutation plan of spec 03 §2–3 for values the resolver has
 // already resolved and validated. Its elements are in op order.
-func Build(in Input) *decision.Plan {
-	if in.Facts == nil {
-		in.Facts = &decision.Facts{}
-	}
+func Build(in *Input) *decision.Plan {
 	return &decision.Plan{
 		StatusAnnotation: decision.Annotation{Key: StatusAnnotationKey, Value: StatusAnnotationValue},
-		Volumes:          volumes(&in),
-		AppMounts:        appMounts(&in),
-		ImagePullSecret:  pullSecret(&in),
-		CommandRewrite:   commandRewrite(&in),
-		Agents:           agents(&in),
+		Volumes:          volumes(in),
+		AppMounts:        appMounts(in),
+		ImagePullSecret:  pullSecret(in),
+		CommandRewrite:   commandRewrite(in),
+		Agents:           agents(in),
 	}
 }
 
@@ -112,8 +109,8 @@ func appMounts(in *Input) []decision.AppMount {
 	if only {
 		names = listItems(selected)
 	}
-	mounts := make([]decision.AppMount, 0, len(in.Facts.Containers))
-	for i, c := range in.Facts.Containers {
+	mounts := make([]decision.AppMount, 0, len(in.pod().Containers))
+	for i, c := range in.pod().Containers {
 		if only && !slices.Contains(names, c.Name) {
 			continue
 		}
@@ -140,7 +137,7 @@ func listItems(s string) []string {
 // pullSecret is the installation's pull secret unless the pod already lists it.
 func pullSecret(in *Input) string {
 	secret := installationOf(in).PullSecret
-	if secret == "" || slices.Contains(in.Facts.ImagePullSecretNames, secret) {
+	if secret == "" || slices.Contains(in.pod().ImagePullSecretNames, secret) {
 		return ""
 	}
 	return secret
@@ -154,8 +151,8 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 		return nil
 	}
 	index := -1
-	for i := range in.Facts.Containers {
-		if in.Facts.Containers[i].Name == target {
+	for i := range in.pod().Containers {
+		if in.pod().Containers[i].Name == target {
 			index = i
 			break
 		}
@@ -163,7 +160,7 @@ func commandRewrite(in *Input) *decision.CommandRewrite {
 	if index < 0 {
 		return nil // env-inject.missing refused before the plan
 	}
-	c := &in.Facts.Containers[index]
+	c := &in.pod().Containers[index]
 	file := in.Default.Values.Text(registry.Path)
 	restart := in.Default.Values.Text(registry.EnvRestart) == "true"
 

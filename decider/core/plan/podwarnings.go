@@ -75,7 +75,7 @@ func storeDefaultsNotApplied(in *Input) []decision.Warning {
 // automountServiceAccountToken: false (the plan mounts no token itself).
 // An auth-token-path names another token and is not warned about.
 func tokenlessKubernetesAuth(in *Input) []decision.Warning {
-	if a := in.Facts.AutomountServiceAccountToken; a == nil || *a {
+	if a := in.pod().AutomountServiceAccountToken; a == nil || *a {
 		return nil
 	}
 	var out []decision.Warning
@@ -103,7 +103,7 @@ func tokenlessKubernetesAuth(in *Input) []decision.Warning {
 // memory requests are not their limits, so the pod becomes Burstable ("" when
 // the agents keep it Guaranteed, matchGuaranteed included).
 func guaranteedBecomesBurstable(in *Input) string {
-	if !in.Facts.QoSGuaranteed {
+	if !in.pod().QoSGuaranteed {
 		return ""
 	}
 	v := view{in: in, render: &in.Default, dir: sharedDir(in)}

@@ -51,20 +51,17 @@ var (
 // Warnings returns the mutating-path warnings of spec 03 §6.1, in order,
 // computed from resolved values (any tier). A named render's warnings are
 // prefixed `render "<n>": `.
-func Warnings(in Input) []decision.Warning {
-	if in.Facts == nil {
-		in.Facts = &decision.Facts{}
-	}
-	dir := sharedDir(&in)
+func Warnings(in *Input) []decision.Warning {
+	dir := sharedDir(in)
 	var warnings []decision.Warning
-	v := view{in: &in, render: &in.Default, dir: dir}
+	v := view{in: in, render: &in.Default, dir: dir}
 	for _, rule := range defaultRules {
 		if text := rule.text(&v); text != "" {
 			warnings = append(warnings, decision.Warning{Code: rule.code, Message: text})
 		}
 	}
 	for i := range in.Named {
-		v := view{in: &in, render: &in.Named[i], name: in.Named[i].Name, dir: dir}
+		v := view{in: in, render: &in.Named[i], name: in.Named[i].Name, dir: dir}
 		for _, rule := range renderRules {
 			if text := rule.text(&v); text != "" {
 				warnings = append(warnings, decision.Warning{
@@ -74,7 +71,7 @@ func Warnings(in Input) []decision.Warning {
 			}
 		}
 	}
-	return append(warnings, podWarnings(&in)...)
+	return append(warnings, podWarnings(in)...)
 }
 
 func volumeDisk(v *view) string {

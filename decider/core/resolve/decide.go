@@ -16,6 +16,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/plan"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -123,8 +124,9 @@ func (st Staged) Plan() decision.Decision {
 
 // plan is B61–B62: build the plan, check it against the pod, inject.
 func (s *state) plan(d decision.Decision) decision.Decision {
-	in := s.planInput()
-	p := buildPlan(in)
+	var in plan.Input
+	s.planInput(&in)
+	p := plan.Build(&in) // the plan builder (spec 03 §2–3, §6.1)
 	if ref := conflicts(s, p); ref != nil {
 		return refused(s.stamp(d), ref)
 	}
@@ -134,9 +136,9 @@ func (s *state) plan(d decision.Decision) decision.Decision {
 	d.Gates = s.gates
 	d.Renders = s.output(true)
 	for i := range d.Renders {
-		d.Renders[i].AgentContainers = renderAgents(p, d.Renders[i].Name)
+		d.Renders[i].AgentContainers = plan.RenderAgents(p, d.Renders[i].Name)
 	}
-	d.Warnings = withDeprecations(planWarnings(in), s)
+	d.Warnings = withDeprecations(plan.Warnings(&in), s)
 	return d
 }
 

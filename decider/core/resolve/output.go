@@ -10,13 +10,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
-// The plan builder (spec 03 §2–3, §6.1), owned by the plan package.
-var (
-	buildPlan    = plan.Build
-	planWarnings = plan.Warnings
-	renderAgents = plan.RenderAgents
-)
-
 // overrideRules maps the installation's override rung to the decision's.
 var overrideRules = map[installation.OverrideRule]decision.OverrideRule{
 	installation.OverrideNotApplicable: decision.OverrideNotApplicable,
@@ -76,26 +69,24 @@ func (s *state) provenance(r *render, i registry.ID, validated bool) decision.Re
 }
 
 // planInput hands the validated, normalised values to the plan builder.
-func (s *state) planInput() plan.Input {
-	in := plan.Input{
-		Facts:        s.f,
-		Installation: s.inst,
-		Default:      plan.Render{Values: s.effective(&s.def, registry.All)},
-		AgentEnv:     s.mergedAgentEnv(),
-		// native-sidecar chosen by the pod or pinned (issue 20)
-		PlacementExplicit: s.chosen(&s.def, registry.NativeSidecar),
-	}
+func (s *state) planInput(in *plan.Input) {
+	in.Facts = s.f
+	in.Installation = s.inst
+	s.effective(&in.Default.Values, &s.def, registry.All)
+	in.AgentEnv = s.mergedAgentEnv()
+	// native-sidecar chosen by the pod or pinned (issue 20)
+	in.PlacementExplicit = s.chosen(&s.def, registry.NativeSidecar)
 	if len(s.named) > 0 {
 		in.Named = make([]plan.Render, len(s.named))
 		for j, r := range s.named {
-			in.Named[j] = plan.Render{Name: r.name, Values: s.effective(r, registry.PerRender)}
+			in.Named[j].Name = r.name
+			s.effective(&in.Named[j].Values, r, registry.PerRender)
 		}
 	}
 	for i := range s.also {
 		a := &s.also[i]
 		in.Also = append(in.Also, plan.Also{Name: a.name, Path: a.path, Section: a.sec})
 	}
-	return in
 }
 
 // chosen reports whether knob i's value was chosen for this pod: written by
@@ -107,14 +98,12 @@ func (s *state) chosen(r *render, i registry.ID) bool {
 
 // effective is each knob that resolved, as its grammar parsed it (spec 06
 // §3.6: normalised, and a number's number): the plan parses nothing again.
-func (s *state) effective(r *render, keys []registry.ID) registry.Values {
-	var out registry.Values
+func (s *state) effective(out *registry.Values, r *render, keys []registry.ID) {
 	for _, i := range keys {
 		if r.vals[i].set {
 			out.SetParsed(i, r.vals[i].p)
 		}
 	}
-	return out
 }
 
 // mergedAgentEnv is the agent environment of spec 02 §8: the fleet entries in
