@@ -11,6 +11,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/logline"
 )
 
 // callLogging returns the interceptors that write one "grpc call" line per
@@ -46,7 +48,7 @@ func logCall(ctx context.Context, logger *slog.Logger, fullMethod string, err er
 		return
 	}
 	service, method := splitMethod(fullMethod)
-	logger.LogAttrs(ctx, level, "grpc call",
+	logline.Write(ctx, logger, level, "grpc call",
 		slog.String("grpc_service", service),
 		slog.String("grpc_method", method),
 		slog.String("grpc_code", code.String()),

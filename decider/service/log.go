@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logline"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
 
@@ -81,5 +82,5 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 	if follower != nil { // spec 09 §3
 		attrs = append(attrs, slog.String("decider_role", RoleFollower), slog.String("follower_id", follower.ID()))
 	}
-	logger.LogAttrs(ctx, slog.LevelInfo, "decision", attrs...)
+	logline.Write(ctx, logger, slog.LevelInfo, "decision", attrs...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logline"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
@@ -68,7 +69,7 @@ func (a *admission) finish(resp *review.Response) {
 		slog.String("trace_id", r.traceID),
 		slog.String("span_id", r.spanID),
 	)
-	a.h.log.LogAttrs(ctx, r.level, "admission", append(attrs, r.extra...)...)
+	logline.Write(ctx, a.h.log, r.level, "admission", append(attrs, r.extra...)...)
 }
 
 // traced sets the admission's attributes on its server span: ids, slugs,
