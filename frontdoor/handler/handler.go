@@ -197,6 +197,22 @@ func writeAnswer(w http.ResponseWriter, resp *review.Response) {
 
 // read applies the checks of spec 04 §6 in order and decodes the review.
 // On failure it returns the HTTP status and body.
+// readBody reads the whole request body. The API server sends a
+// Content-Length, so the body is read into one buffer of that size instead
+// of the growing ones of io.ReadAll; a body of unknown length (chunked) is
+// read with io.ReadAll. net/http ends a body at its Content-Length, so
+// reading exactly that many bytes reads all of it.
+func readBody(body io.Reader, length int64) ([]byte, error) {
+	if length <= 0 {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, length)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request, int, string) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -208,7 +224,7 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request,
 	if r.ContentLength > h.maxRequestBytes {
 		return nil, http.StatusRequestEntityTooLarge, bodyTooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxRequestBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.maxRequestBytes), r.ContentLength)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

@@ -694,3 +694,32 @@ func TestADeciderErrorIsLoggedAtWarnWithItsCodeAndRedactedDetail(t *testing.T) {
 		}
 	}
 }
+
+func TestTheBodyIsReadWholeWhateverItsLengthSays(t *testing.T) {
+	const body = `{"apiVersion":"admission.k8s.io/v1"}`
+	cases := []struct {
+		name    string
+		length  int64
+		want    string
+		wantErr bool
+	}{
+		{"a body of the length it declares is read in one buffer", int64(len(body)), body, false},
+		{"a body of unknown length (chunked) is read to its end", -1, body, false},
+		{"a body of no declared length is read to its end", 0, body, false},
+		{"a body shorter than it declares is an error, not a short read", int64(len(body)) + 5, "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readBody(strings.NewReader(body), tc.length)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("readBody = %q, want an error", got)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Fatalf("readBody = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
