@@ -67,17 +67,19 @@ func (m *Decider) Decided(purpose decision.Purpose, d *decision.Decision, elapse
 	if m == nil || d == nil {
 		return
 	}
-	p, ok := purposeLabels[purpose]
+	duration, ok := m.decided.duration[purpose]
 	if !ok {
 		return
 	}
-	m.duration.WithLabelValues(p).Observe(elapsed.Seconds())
-	if o, ok := outcomeLabels[d.Outcome]; ok {
-		m.decisions.WithLabelValues(p, o).Inc()
+	duration.Observe(elapsed.Seconds())
+	if c, ok := m.decided.outcomes[purposeOutcome{purpose, d.Outcome}]; ok {
+		c.Inc()
+	} else if o, ok := outcomeLabels[d.Outcome]; ok { // a pair not created up front
+		m.decisions.WithLabelValues(purposeLabels[purpose], o).Inc()
 	}
 	if d.Outcome == decision.OutcomeRefuse && len(d.Refusals) > 0 {
-		if r, ok := reasonLabels[d.Refusals[0].Reason]; ok {
-			m.refusals.WithLabelValues(r).Inc()
+		if c, ok := m.decided.refusals[d.Refusals[0].Reason]; ok {
+			c.Inc()
 		}
 	}
 	for i := range d.EnvPolicyResults {

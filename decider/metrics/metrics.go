@@ -9,9 +9,9 @@ package metrics
 import (
 	"sync"
 
-	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 )
 
@@ -29,9 +29,25 @@ type Decider struct {
 	info       *prometheus.GaugeVec
 	loadedAt   prometheus.Gauge
 	infoMu     sync.Mutex // keeps installation_info at one series
-	grpcServer *grpcprom.ServerMetrics
+	grpcServer *GRPCServer
 	callers    *callerMetrics
 	callersMu  sync.Mutex // guards callers.known and callers.created
+	// decided are the per-decision series, resolved once from the enums:
+	// Decided runs on every decision and looks no label up.
+	decided decidedSeries
+}
+
+// decidedSeries are Decided's series by the core's enums.
+type decidedSeries struct {
+	duration map[decision.Purpose]prometheus.Observer
+	outcomes map[purposeOutcome]prometheus.Counter
+	refusals map[decision.Reason]prometheus.Counter
+}
+
+// purposeOutcome keys the decisions series.
+type purposeOutcome struct {
+	purpose decision.Purpose
+	outcome decision.Outcome
 }
 
 // NewDecider creates the decider metrics and registers them, the gRPC server
@@ -74,7 +90,7 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 			Name: "dynamic_config_installation_loaded_timestamp_seconds",
 			Help: "When the installation in force was put in force, in Unix seconds.",
 		}),
-		grpcServer: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram()),
+		grpcServer: NewGRPCServer(),
 		callers:    newCallerMetrics(),
 	}
 	reg.MustRegister(m.decisions, m.refusals, m.duration, m.findings, m.reloads,
@@ -83,17 +99,22 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 	if err := promruntime.Register(reg); err != nil {
 		panic(err)
 	}
-	for _, p := range []string{PurposeMutate, PurposeValidate} {
-		m.duration.WithLabelValues(p)
+	m.decided = decidedSeries{
+		duration: make(map[decision.Purpose]prometheus.Observer),
+		outcomes: make(map[purposeOutcome]prometheus.Counter),
+		refusals: make(map[decision.Reason]prometheus.Counter),
 	}
-	for _, o := range []string{OutcomeSkip, OutcomeInject, OutcomeRefuse} {
-		m.decisions.WithLabelValues(PurposeMutate, o)
+	for p, pl := range purposeLabels {
+		m.decided.duration[p] = m.duration.WithLabelValues(pl)
 	}
-	for _, o := range []string{OutcomeSkip, OutcomeRefuse, OutcomeAllow} {
-		m.decisions.WithLabelValues(PurposeValidate, o)
+	for _, o := range []decision.Outcome{decision.OutcomeSkip, decision.OutcomeInject, decision.OutcomeRefuse} {
+		m.decided.outcomes[purposeOutcome{decision.PurposeMutate, o}] = m.decisions.WithLabelValues(PurposeMutate, outcomeLabels[o])
 	}
-	for _, r := range []string{ReasonMalformed, ReasonPinned, ReasonPolicy, ReasonConflict, ReasonEnvPolicy} {
-		m.refusals.WithLabelValues(r)
+	for _, o := range []decision.Outcome{decision.OutcomeSkip, decision.OutcomeRefuse, decision.OutcomeAllow} {
+		m.decided.outcomes[purposeOutcome{decision.PurposeValidate, o}] = m.decisions.WithLabelValues(PurposeValidate, outcomeLabels[o])
+	}
+	for r, rl := range reasonLabels {
+		m.decided.refusals[r] = m.refusals.WithLabelValues(rl)
 	}
 	for _, mode := range []string{ModeEnforce, ModeWarn, ModeAudit} {
 		m.findings.WithLabelValues(mode)
@@ -107,7 +128,7 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 // GRPCServer returns the gRPC server metrics (grpc_server_started_total,
 // grpc_server_handled_total, grpc_server_handling_seconds) whose interceptor
 // the server chains first. It is nil for a nil *Decider.
-func (m *Decider) GRPCServer() *grpcprom.ServerMetrics {
+func (m *Decider) GRPCServer() *GRPCServer {
 	if m == nil {
 		return nil
 	}

@@ -63,6 +63,11 @@ type Frontdoor struct {
 	requests    *prometheus.CounterVec
 	authFails   *prometheus.CounterVec
 	revisions   *revisions
+	// answered are the admissions and validations series by outcome, and
+	// answerTime the duration series by webhook, resolved once: Admission
+	// runs on every review and looks no label up.
+	answered   map[[2]string]prometheus.Counter // {webhook, outcome}
+	answerTime map[string]prometheus.Observer   // webhook
 }
 
 // NewFrontdoor creates the front door metrics and registers them with reg.
@@ -112,17 +117,19 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
 		m.rpcDuration, m.inFlight, m.requests, m.authFails, m.revisions.gauge)
+	m.answered = make(map[[2]string]prometheus.Counter)
+	m.answerTime = make(map[string]prometheus.Observer)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
-		m.admissions.WithLabelValues(o)
+		m.answered[[2]string{WebhookMutate, o}] = m.admissions.WithLabelValues(o)
 	}
 	for _, o := range []string{OutcomeSkipped, OutcomeAllowed, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
-		m.validations.WithLabelValues(o)
+		m.answered[[2]string{WebhookValidate, o}] = m.validations.WithLabelValues(o)
 	}
 	for _, r := range []string{ReasonMalformed, ReasonPinned, ReasonPolicy, ReasonConflict, ReasonEnvPolicy, ReasonDeciderUnavailable, ReasonInternal, ReasonCallerRefused} {
 		m.refusals.WithLabelValues(r)
 	}
 	for _, w := range []string{WebhookMutate, WebhookValidate} {
-		m.duration.WithLabelValues(w)
+		m.answerTime[w] = m.duration.WithLabelValues(w)
 		for _, c := range AuthorizationCodes {
 			m.authFails.WithLabelValues(w, c)
 		}
@@ -141,12 +148,18 @@ func (m *Frontdoor) Admission(webhook, outcome string, elapsed time.Duration) {
 	if m == nil {
 		return
 	}
-	if webhook == WebhookValidate {
+	if c, ok := m.answered[[2]string{webhook, outcome}]; ok {
+		c.Inc()
+	} else if webhook == WebhookValidate {
 		m.validations.WithLabelValues(outcome).Inc()
 	} else {
 		m.admissions.WithLabelValues(outcome).Inc()
 	}
-	m.duration.WithLabelValues(webhook).Observe(elapsed.Seconds())
+	if o, ok := m.answerTime[webhook]; ok {
+		o.Observe(elapsed.Seconds())
+	} else {
+		m.duration.WithLabelValues(webhook).Observe(elapsed.Seconds())
+	}
 }
 
 // AuthorizationFailure counts one Decide call on webhook that the decider
