@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	leanv1 "github.com/dynamic-config-admission/dynamic-config/frontdoor/internal/leanapi/core/v1"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
@@ -32,61 +30,61 @@ type Object struct {
 	// Pod is the decoded Pod (kind Pod only), so that the inject leg
 	// decodes it once: the patch builds its own target from it and the raw
 	// object (patch.TargetFor).
-	Pod *corev1.Pod
+	Pod *leanv1.Pod
 }
 
 // templateHolder is a workload decoded down to its pod template: the only
 // part of it the decider reads, besides the workload's own metadata.
 type templateHolder interface {
-	meta() *metav1.ObjectMeta
-	template() *corev1.PodTemplateSpec
+	meta() *leanv1.ObjectMeta
+	template() *leanv1.PodTemplateSpec
 }
 
 // appsWorkload covers Deployment, StatefulSet, DaemonSet, ReplicaSet and Job:
 // spec.template.
 type appsWorkload struct {
-	Metadata metav1.ObjectMeta `json:"metadata"`
+	Metadata leanv1.ObjectMeta `json:"metadata"`
 	Spec     struct {
-		Template corev1.PodTemplateSpec `json:"template"`
+		Template leanv1.PodTemplateSpec `json:"template"`
 	} `json:"spec"`
 }
 
 func newAppsWorkload() templateHolder                     { return &appsWorkload{} }
-func (w *appsWorkload) meta() *metav1.ObjectMeta          { return &w.Metadata }
-func (w *appsWorkload) template() *corev1.PodTemplateSpec { return &w.Spec.Template }
+func (w *appsWorkload) meta() *leanv1.ObjectMeta          { return &w.Metadata }
+func (w *appsWorkload) template() *leanv1.PodTemplateSpec { return &w.Spec.Template }
 
 // replicationController: spec.template is optional.
 type replicationController struct {
-	Metadata metav1.ObjectMeta `json:"metadata"`
+	Metadata leanv1.ObjectMeta `json:"metadata"`
 	Spec     struct {
-		Template *corev1.PodTemplateSpec `json:"template"`
+		Template *leanv1.PodTemplateSpec `json:"template"`
 	} `json:"spec"`
 }
 
 func newReplicationController() templateHolder            { return &replicationController{} }
-func (w *replicationController) meta() *metav1.ObjectMeta { return &w.Metadata }
-func (w *replicationController) template() *corev1.PodTemplateSpec {
+func (w *replicationController) meta() *leanv1.ObjectMeta { return &w.Metadata }
+func (w *replicationController) template() *leanv1.PodTemplateSpec {
 	if w.Spec.Template == nil {
-		return &corev1.PodTemplateSpec{}
+		return &leanv1.PodTemplateSpec{}
 	}
 	return w.Spec.Template
 }
 
 // cronJob: spec.jobTemplate.spec.template.
 type cronJob struct {
-	Metadata metav1.ObjectMeta `json:"metadata"`
+	Metadata leanv1.ObjectMeta `json:"metadata"`
 	Spec     struct {
 		JobTemplate struct {
 			Spec struct {
-				Template corev1.PodTemplateSpec `json:"template"`
+				Template leanv1.PodTemplateSpec `json:"template"`
 			} `json:"spec"`
 		} `json:"jobTemplate"`
 	} `json:"spec"`
 }
 
 func newCronJob() templateHolder                     { return &cronJob{} }
-func (w *cronJob) meta() *metav1.ObjectMeta          { return &w.Metadata }
-func (w *cronJob) template() *corev1.PodTemplateSpec { return &w.Spec.JobTemplate.Spec.Template }
+func (w *cronJob) meta() *leanv1.ObjectMeta          { return &w.Metadata }
+func (w *cronJob) template() *leanv1.PodTemplateSpec { return &w.Spec.JobTemplate.Spec.Template }
 
 // Decode decodes raw (request.object, or request.oldObject) as kind and
 // extracts its facts.
@@ -100,9 +98,9 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 		UserName:     req.UserInfo.Username,
 	}
 	obj := &Object{Kind: kind, Facts: f}
-	var meta *metav1.ObjectMeta
+	var meta *leanv1.ObjectMeta
 	if kind.IsPod() {
-		pod := &corev1.Pod{}
+		pod := &leanv1.Pod{}
 		if err := unmarshal(raw, pod); err != nil {
 			return nil, &ObjectError{Kind: kind.Name, Err: err}
 		}
@@ -171,7 +169,7 @@ func prefixedKeys(annotations map[string]string) []string {
 	return keys
 }
 
-func fromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
+func fromPodSpec(spec *leanv1.PodSpec, f *deciderv1.PodFacts) {
 	if n := len(spec.Containers); n > 0 {
 		f.Containers = make([]*deciderv1.Container, n)
 		for i := range spec.Containers {
@@ -207,14 +205,14 @@ func fromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
 	}
 }
 
-func appContainer(c *corev1.Container) *deciderv1.Container {
+func appContainer(c *leanv1.Container) *deciderv1.Container {
 	out := &deciderv1.Container{
 		Name:             c.Name,
 		HasCommand:       len(c.Command) > 0,
 		Command:          c.Command,
 		HasArgs:          c.Args != nil, // the member is present and not null
 		Args:             c.Args,
-		HasLivenessProbe: c.LivenessProbe != nil,
+		HasLivenessProbe: bool(c.LivenessProbe),
 		Env:              env(c.Env),
 		VolumeMountPaths: mountPaths(c.VolumeMounts),
 	}
@@ -224,7 +222,7 @@ func appContainer(c *corev1.Container) *deciderv1.Container {
 	return out
 }
 
-func env(vars []corev1.EnvVar) []*deciderv1.EnvVar {
+func env(vars []leanv1.EnvVar) []*deciderv1.EnvVar {
 	if len(vars) == 0 {
 		return nil
 	}
@@ -232,7 +230,7 @@ func env(vars []corev1.EnvVar) []*deciderv1.EnvVar {
 	for i := range vars {
 		v := &vars[i]
 		e := &deciderv1.EnvVar{Name: v.Name}
-		if v.ValueFrom != nil {
+		if v.ValueFrom {
 			e.ValueFrom = true
 		} else {
 			value := v.Value
@@ -243,7 +241,7 @@ func env(vars []corev1.EnvVar) []*deciderv1.EnvVar {
 	return out
 }
 
-func mountPaths(mounts []corev1.VolumeMount) []string {
+func mountPaths(mounts []leanv1.VolumeMount) []string {
 	if len(mounts) == 0 {
 		return nil
 	}

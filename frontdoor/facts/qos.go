@@ -2,6 +2,8 @@ package facts
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	leanv1 "github.com/dynamic-config-admission/dynamic-config/frontdoor/internal/leanapi/core/v1"
 )
 
 // qosResources are the resources the QoS class is computed from.
@@ -11,11 +13,11 @@ var qosResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemo
 // kubelet computes it: every container and init container sets a cpu and a
 // memory limit, and its request for each (defaulted to the limit when
 // absent) equals the limit.
-func guaranteed(spec *corev1.PodSpec) bool {
+func guaranteed(spec *leanv1.PodSpec) bool {
 	if len(spec.Containers) == 0 {
 		return false
 	}
-	for _, list := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+	for _, list := range [][]leanv1.Container{spec.Containers, spec.InitContainers} {
 		for i := range list {
 			if !requestsEqualLimits(&list[i].Resources) {
 				return false

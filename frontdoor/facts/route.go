@@ -1,7 +1,8 @@
 // Package facts reads the admitted object and extracts the PodFacts the
 // decider decides on (spec 06 §2, 07 §3.2 steps 2–6). The object is decoded
-// once with the k8s.io/api types; only the dynamic-config.rs/ annotations
-// are forwarded.
+// once, into the members of the core/v1 types the facts and the patch read
+// (frontdoor/internal/leanapi/core/v1); only the dynamic-config.rs/
+// annotations are forwarded.
 package facts
 
 import (

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	kjson "sigs.k8s.io/json"
 
+	leanv1 "github.com/dynamic-config-admission/dynamic-config/frontdoor/internal/leanapi/core/v1"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -17,7 +17,7 @@ import (
 // them: a command rewrite looks at the args members, and a pod without
 // containers may have no spec. Otherwise the containers' ArgsPresent is left
 // false (unused). The result builds the same patch as Target's.
-func TargetFor(plan *deciderv1.MutationPlan, pod *corev1.Pod, raw []byte) (*Pod, error) {
+func TargetFor(plan *deciderv1.MutationPlan, pod *leanv1.Pod, raw []byte) (*Pod, error) {
 	if pod == nil || plan.GetCommandRewrite() != nil || len(pod.Spec.Containers) == 0 {
 		return Target(raw)
 	}
