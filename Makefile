@@ -1,8 +1,8 @@
 # dynamic-config — build, generate, lint, test.
 #
-# Tools (buf, protoc-gen-go, protoc-gen-go-grpc, grpcurl) are pinned in the
-# separate tools module tools/go.mod and built from the Go module proxy into
-# ./bin on first use. Other areas add targets in mk/<area>.mk and append their
+# Tools (buf, protoc-gen-go, protoc-gen-go-grpc, protoc-gen-go-vtproto,
+# grpcurl) are pinned in the separate tools module tools/go.mod and built from
+# the Go module proxy into ./bin on first use. Other areas add targets in mk/<area>.mk and append their
 # CI target names to CI_TARGETS (e.g. `CI_TARGETS += chart-test`).
 
 SHELL := /usr/bin/env bash
@@ -20,6 +20,7 @@ FUZZTIME  ?= 10s
 BUF                := $(BIN)/buf
 PROTOC_GEN_GO      := $(BIN)/protoc-gen-go
 PROTOC_GEN_GO_GRPC := $(BIN)/protoc-gen-go-grpc
+PROTOC_GEN_GO_VTPROTO := $(BIN)/protoc-gen-go-vtproto
 GRPCURL            := $(BIN)/grpcurl
 GOLANGCI_LINT      := $(BIN)/golangci-lint
 LINT_TOOLS_DEP     := tools/lint/go.mod tools/lint/go.sum
@@ -40,6 +41,8 @@ $(PROTOC_GEN_GO): $(TOOLS_DEP)
 	cd tools && $(GO) build -o $@ google.golang.org/protobuf/cmd/protoc-gen-go
 $(PROTOC_GEN_GO_GRPC): $(TOOLS_DEP)
 	cd tools && $(GO) build -o $@ google.golang.org/grpc/cmd/protoc-gen-go-grpc
+$(PROTOC_GEN_GO_VTPROTO): $(TOOLS_DEP)
+	cd tools && $(GO) build -o $@ github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto
 $(GRPCURL): $(TOOLS_DEP)
 	cd tools && $(GO) build -o $@ github.com/fullstorydev/grpcurl/cmd/grpcurl
 # golangci-lint has a tools module of its own (tools/lint): its dependencies
@@ -48,7 +51,7 @@ $(GOLANGCI_LINT): $(LINT_TOOLS_DEP)
 	cd tools/lint && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: tools
-tools: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) $(GRPCURL) $(GOLANGCI_LINT) ## build the pinned tools into ./bin
+tools: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) $(PROTOC_GEN_GO_VTPROTO) $(GRPCURL) $(GOLANGCI_LINT) ## build the pinned tools into ./bin
 
 # --- build -----------------------------------------------------------------
 
@@ -59,7 +62,7 @@ build: ## build bin/dynamic-config
 # --- generate --------------------------------------------------------------
 
 .PHONY: generate
-generate: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) ## regenerate gen/ from proto/ with buf
+generate: $(BUF) $(PROTOC_GEN_GO) $(PROTOC_GEN_GO_GRPC) $(PROTOC_GEN_GO_VTPROTO) ## regenerate gen/ from proto/ with buf
 	PATH="$(BIN):$$PATH" $(BUF) generate
 
 .PHONY: check-generate
