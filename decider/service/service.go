@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
@@ -148,7 +147,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 	if s.maxAnswer > 0 {
-		if size := proto.Size(resp); size > s.maxAnswer {
+		if size := resp.SizeVT(); size > s.maxAnswer { // proto.Size, without reflection
 			d = oversized(&d, size, s.maxAnswer)
 			resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 		}

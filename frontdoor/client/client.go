@@ -160,15 +160,26 @@ func (c *Client) Close() error { return c.conn.Close() }
 // Conn is the underlying connection (for the health service and tests).
 func (c *Client) Conn() *grpc.ClientConn { return c.conn }
 
+// messageSize is proto.Size of m, from the generated SizeVT (no reflection)
+// when m has it.
+func messageSize(m any) (int, bool) {
+	switch m := m.(type) {
+	case interface{ SizeVT() int }:
+		return m.SizeVT(), true
+	case proto.Message:
+		return proto.Size(m), true
+	default:
+		return 0, false
+	}
+}
+
 // budgetGuard refuses a question above the budget before grpc-go does, with
 // a typed error (*msgbudget.OverBudgetError) the handler recognises without
 // reading gRPC's text.
 func budgetGuard(budget int) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if m, ok := req.(proto.Message); ok {
-			if n := proto.Size(m); n > budget {
-				return &msgbudget.OverBudgetError{Size: n, Budget: budget}
-			}
+		if n, ok := messageSize(req); ok && n > budget {
+			return &msgbudget.OverBudgetError{Size: n, Budget: budget}
 		}
 		return invoker(ctx, method, req, reply, cc, opts...)
 	}

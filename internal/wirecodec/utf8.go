@@ -1,0 +1,162 @@
+package wirecodec
+
+import (
+	"errors"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+var (
+	errInvalidUTF8 = errors.New("wirecodec: string field contains invalid UTF-8")
+	errMalformed   = errors.New("wirecodec: malformed wire data")
+	errTooDeep     = errors.New("wirecodec: message nested too deeply")
+)
+
+// checkUTF8 walks the wire encoding b of a message of type md and fails when
+// a string field that must be valid UTF-8 (every string of a proto3 file) is
+// not, in md or any message nested in it (map entries included), or when b is
+// not well-formed wire data. Unknown fields, and known ones on the wire with
+// another wire type (proto.Unmarshal keeps both as unknown fields), are
+// skipped unchecked, as proto.Unmarshal does. It does not allocate once md's
+// table is built.
+func checkUTF8(b []byte, md protoreflect.MessageDescriptor) error {
+	return tableOf(md).check(b, protowire.DefaultRecursionLimit)
+}
+
+// A checkTable says, per field number of one message type, what the check
+// does with a length-delimited field of that number: nothing, check a string,
+// or walk a nested message with the nested type's table. It is built once per
+// type from the descriptors (walking them on every message cost a third of the
+// codec's time).
+type checkTable struct {
+	byNumber []fieldCheck // index: field number
+	sparse   map[protowire.Number]fieldCheck
+}
+
+type fieldCheck struct {
+	utf8   bool        // a string that must be valid UTF-8
+	nested *checkTable // a message (or map entry) to walk
+}
+
+// denseLimit bounds byNumber; a field numbered above it (none of ours is) is
+// looked up in sparse instead.
+const denseLimit = 1 << 10
+
+// tables caches the table of every message type checked so far.
+var tables sync.Map // protoreflect.FullName → *checkTable
+
+func tableOf(md protoreflect.MessageDescriptor) *checkTable {
+	if t, ok := tables.Load(md.FullName()); ok {
+		return t.(*checkTable)
+	}
+	t := buildTable(md, map[protoreflect.FullName]*checkTable{})
+	actual, _ := tables.LoadOrStore(md.FullName(), t)
+	return actual.(*checkTable)
+}
+
+// buildTable builds md's table and those of the types nested in it; building
+// holds the tables under construction, so that a recursive type refers to its
+// own table.
+func buildTable(md protoreflect.MessageDescriptor, building map[protoreflect.FullName]*checkTable) *checkTable {
+	if t, ok := building[md.FullName()]; ok {
+		return t
+	}
+	t := &checkTable{}
+	building[md.FullName()] = t
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		var fc fieldCheck
+		switch fd.Kind() {
+		case protoreflect.StringKind:
+			fc.utf8 = enforceUTF8(fd)
+		case protoreflect.MessageKind:
+			fc.nested = buildTable(fd.Message(), building)
+		default:
+			// bytes, groups (not length-delimited), packed scalars: nothing
+			// to check.
+		}
+		if fc == (fieldCheck{}) {
+			continue
+		}
+		t.set(fd.Number(), fc)
+	}
+	return t
+}
+
+func (t *checkTable) set(num protowire.Number, fc fieldCheck) {
+	if num > denseLimit {
+		if t.sparse == nil {
+			t.sparse = map[protowire.Number]fieldCheck{}
+		}
+		t.sparse[num] = fc
+		return
+	}
+	if int(num) >= len(t.byNumber) {
+		t.byNumber = append(t.byNumber, make([]fieldCheck, int(num)+1-len(t.byNumber))...)
+	}
+	t.byNumber[num] = fc
+}
+
+func (t *checkTable) field(num protowire.Number) fieldCheck {
+	if int(num) < len(t.byNumber) {
+		return t.byNumber[num]
+	}
+	return t.sparse[num] // the zero fieldCheck when absent, nil map included
+}
+
+func (t *checkTable) check(b []byte, depth int) error {
+	if depth < 0 {
+		return errTooDeep
+	}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num > protowire.MaxValidNumber {
+			return errMalformed
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return errMalformed
+			}
+			b = b[n:]
+			continue
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return errMalformed
+		}
+		b = b[n:]
+		fc := t.field(num)
+		if fc.utf8 && !utf8.Valid(v) {
+			return errInvalidUTF8
+		}
+		if fc.nested != nil {
+			if err := fc.nested.check(v, depth-1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// enforceUTF8 reports whether fd's strings must be valid UTF-8: always in a
+// proto3 file, never in a proto2 one, and as the field's features say in an
+// editions file (protobuf-go's rule).
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
+	switch fd.Syntax() {
+	case protoreflect.Proto3:
+		return true
+	case protoreflect.Editions:
+		if e, ok := fd.(interface{ EnforceUTF8() bool }); ok {
+			return e.EnforceUTF8()
+		}
+		return true
+	default:
+		return false
+	}
+}
