@@ -36,9 +36,10 @@ const flowWindow = 1 << 20
 // streamWorkers is how many goroutines serve the streams. A stream that
 // finds no idle worker runs on a fresh goroutine whose stack grows while it
 // decides (runtime.newstack/copystack were ~7% of the decider at c=8 with
-// one worker per CPU), so there are more workers than concurrent calls a
-// decider sees; an idle worker costs only its grown stack (≤ 32 KiB).
-const streamWorkers = 64
+// one worker per CPU). Too many workers undo it: the GC halves the stack of
+// every idle one, and workers take streams in turn, so each regrows its stack
+// after every GC (64 workers: copystack ~8% again at c=8; 16: under 1%).
+const streamWorkers = 16
 
 // KeepaliveMinTime is the shortest client ping interval the server
 // tolerates; the front door pings less often (client.KeepaliveTime), so it
@@ -173,9 +174,8 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 		grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(budget),
 		grpc.MaxSendMsgSize(budget),
-		// A fixed set of goroutines serves the streams: a Decide runs on a
-		// stack that has already grown, instead of growing a fresh one per
-		// call (runtime.newstack/copystack were ~6% of an admission).
+		// A fixed set of goroutines serves the streams: a Decide mostly runs
+		// on a stack that has already grown (see streamWorkers).
 		grpc.NumStreamWorkers(streamWorkers),
 		// Fixed flow-control windows turn off the BDP estimator, whose
 		// pings otherwise cross the connection with almost every call.
