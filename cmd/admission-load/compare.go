@@ -71,7 +71,7 @@ func measureTwoProcess(ctx context.Context, o *options, binary string, c int, cl
 		return nil, fmt.Errorf("%s: %w", binary, err)
 	}
 	do, done := httpsCaller(t.url, clientTLS, reqs, c)
-	cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu)
+	cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu, nil)
 	done()
 	if err := t.alive(); err != nil {
 		return nil, fmt.Errorf("%s: %w", binary, err)

@@ -30,6 +30,7 @@ type cell struct {
 	window      time.Duration
 	latencies   []time.Duration // sorted
 	cpu         float64         // CPU seconds of the target's processes in the window
+	clientCPU   float64         // CPU seconds of the calling side in the window, when measured (the gRPC floor)
 }
 
 func (c *cell) rate() float64 { return float64(c.n) / c.window.Seconds() }
@@ -50,13 +51,25 @@ func (c *cell) cpuPerOp() float64 {
 	return c.cpu / float64(c.n) * 1e6
 }
 
+// clientCPUPerOp is the calling side's CPU microseconds per call.
+func (c *cell) clientCPUPerOp() float64 {
+	if c.n == 0 {
+		return 0
+	}
+	return c.clientCPU / float64(c.n) * 1e6
+}
+
 // call is one request of a closed loop: it returns a problem ("" = fine).
 type call func(ctx context.Context, worker, i int) string
 
 // closedLoop runs c workers, each sending its next request as soon as the
 // previous answer is read, for warmup and then window; it keeps the requests
-// that started inside the window. cpu reads the target's CPU seconds.
-func closedLoop(ctx context.Context, target string, c int, warmup, window time.Duration, do call, cpu func() float64) *cell {
+// that started inside the window. cpu reads the target's CPU seconds, client
+// (nil when not measured) the calling side's.
+func closedLoop(ctx context.Context, target string, c int, warmup, window time.Duration, do call, cpu, client func() float64) *cell {
+	if client == nil {
+		client = func() float64 { return 0 }
+	}
 	var (
 		measuring atomic.Bool
 		stop      atomic.Bool
@@ -104,17 +117,17 @@ func closedLoop(ctx context.Context, target string, c int, warmup, window time.D
 		}()
 	}
 	sleep(ctx, warmup)
-	cpu0 := cpu()
+	cpu0, client0 := cpu(), client()
 	start := time.Now()
 	measuring.Store(true)
 	sleep(ctx, window)
 	stop.Store(true)
 	elapsed := time.Since(start)
-	cpu1 := cpu()
+	cpu1, client1 := cpu(), client()
 	wg.Wait()
 	slices.Sort(all)
 	return &cell{target: target, concurrency: c, n: len(all), errors: errs, firstError: firstErr,
-		window: elapsed, latencies: all, cpu: cpu1 - cpu0}
+		window: elapsed, latencies: all, cpu: cpu1 - cpu0, clientCPU: client1 - client0}
 }
 
 func sleep(ctx context.Context, d time.Duration) {

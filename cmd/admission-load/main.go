@@ -263,6 +263,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			var do call
 			var done func()
+			var client func() float64
 			switch {
 			case t.local != nil:
 				do, done = t.local, func() {}
@@ -273,13 +274,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 					return 2
 				}
 				do, done = caller, func() { conn.Close() }
+				// This process is the gRPC floor's client: its CPU is the
+				// calling half of a hop, which the front door pays too.
+				client = selfCPU
 			case t.name == targetFloor:
 				do, done = httpsCaller(t.url, clientTLS, floorReqs, c)
 			default:
 				do, done = httpsCaller(t.url, clientTLS, reqs, c)
 			}
 			profiles := startProfiles(o, t, c)
-			cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu)
+			cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu, client)
 			done()
 			if err := profiles(); err != nil {
 				fmt.Fprintln(stderr, "admission-load: profile:", err)

@@ -141,7 +141,7 @@ func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([
 		return nil, err
 	}
 	do, done := httpsCaller(t.url, clientTLS, reqs, 32)
-	cl := closedLoop(ctx, t.name, 32, o.warmup, o.window, do, t.cpu)
+	cl := closedLoop(ctx, t.name, 32, o.warmup, o.window, do, t.cpu, nil)
 	done()
 	if cl.errors > 0 {
 		return nil, fmt.Errorf("front door under c=32: %d errors, the first: %s", cl.errors, cl.firstError)

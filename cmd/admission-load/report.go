@@ -51,6 +51,10 @@ func report(w io.Writer, cells []*cell) int {
 type shape struct {
 	cpu float64       // CPU µs per admission: floor + gRPC floor + DecidePlan
 	p50 time.Duration // the p50s summed the same way
+	// grpcClient is the calling half of the no-op hop (the load tool's own
+	// CPU while it drove the gRPC floor), which the front door pays and cpu,
+	// issue 25's limit, leaves out.
+	grpcClient float64
 }
 
 // shapeLimit is the limit at concurrency c, or false when a part of it was
@@ -60,15 +64,18 @@ func shapeLimit(cells []*cell, c int) (shape, bool) {
 	if f == nil || g == nil || d == nil {
 		return shape{}, false
 	}
-	return shape{cpu: f.cpuPerOp() + g.cpuPerOp() + d.cpuPerOp(), p50: f.quantile(0.5) + g.quantile(0.5) + d.quantile(0.5)}, true
+	return shape{cpu: f.cpuPerOp() + g.cpuPerOp() + d.cpuPerOp(), p50: f.quantile(0.5) + g.quantile(0.5) + d.quantile(0.5),
+		grpcClient: g.clientCPUPerOp()}, true
 }
 
 // reportShapeLimit prints, per concurrency, the shape limit and the
-// two-process and serve CPU per admission and p50 as ratios to it.
+// two-process and serve CPU per admission and p50 as ratios to it, and then
+// the two-process CPU against the limit with the hop's calling half added.
 func reportShapeLimit(w io.Writer, cells []*cell) {
 	fmt.Fprintln(w, "\nshape limit (floor + grpc-floor + decide-plan, each of this run):")
 	fmt.Fprintln(w, "| c | floor CPU µs | gRPC CPU µs | DecidePlan CPU µs | limit CPU µs | limit p50 | two-process CPU ×limit | two-process p50 ×limit | serve CPU ×limit | serve p50 ×limit |")
 	fmt.Fprintln(w, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	var withClient []string
 	seen := map[int]bool{}
 	for _, x := range cells {
 		c := x.concurrency
@@ -91,6 +98,19 @@ func reportShapeLimit(w io.Writer, cells []*cell) {
 			}
 		}
 		fmt.Fprintln(w, row+"|")
+		if m := findCell(cells, targetTwoProcess, c); m != nil {
+			withClient = append(withClient, fmt.Sprintf("| %d | %.1f | %.1f | %.2f |", c, s.grpcClient, s.cpu+s.grpcClient,
+				ratio(m.cpuPerOp(), s.cpu+s.grpcClient)))
+		}
+	}
+	if len(withClient) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nthe same limit with the hop's calling half (this process's CPU while it drove the gRPC floor), which the front door pays too:")
+	fmt.Fprintln(w, "| c | gRPC client CPU µs | limit + client CPU µs | two-process CPU ×(limit + client) |")
+	fmt.Fprintln(w, "|--:|--:|--:|--:|")
+	for _, row := range withClient {
+		fmt.Fprintln(w, row)
 	}
 }
 

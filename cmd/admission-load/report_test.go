@@ -20,7 +20,7 @@ func TestTheShapeLimitSumsFloorGRPCFloorAndDecidePlanOfTheSameConcurrency(t *tes
 	cells := []*cell{
 		measured(targetFloor, 8, 40, 100*time.Microsecond),
 		measured(targetTwoProcess, 8, 146, 500*time.Microsecond),
-		measured(targetGRPCFloor, 8, 21, 50*time.Microsecond),
+		withClient(measured(targetGRPCFloor, 8, 21, 50*time.Microsecond), 20),
 		measured(targetDecidePlan, 8, 12, 10*time.Microsecond),
 		measured(targetFloor, 1, 999, time.Millisecond), // another concurrency: not in c=8's sum
 	}
@@ -36,6 +36,15 @@ func TestTheShapeLimitSumsFloorGRPCFloorAndDecidePlanOfTheSameConcurrency(t *tes
 	if !strings.Contains(out.String(), "| 8 | 40.0 | 21.0 | 12.0 | 73.0 | 160µs | 2.00 | 3.12 | | |") {
 		t.Errorf("the shape-limit table lacks c=8's row with two-process at 2.00× CPU and 3.12× p50:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "| 8 | 20.0 | 93.0 | 1.57 |") {
+		t.Errorf("the table with the hop's calling half lacks c=8's row (20 µs client, 93 µs, two-process 1.57×):\n%s", out.String())
+	}
+}
+
+// withClient gives a gRPC floor cell clientMicros of calling-side CPU per call.
+func withClient(c *cell, clientMicros float64) *cell {
+	c.clientCPU = clientMicros * float64(c.n) / 1e6
+	return c
 }
 
 func TestTheShapeTargetsAreMissedAbove1point5TimesTheLimit(t *testing.T) {
