@@ -57,7 +57,8 @@ func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f 
 // decide routes a request to its path; withValues says whether the renders
 // of the mutating path carry their values (the FULL view) or not (PLAN).
 func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
-	return Resolve(inst, cls, f, withValues).Plan()
+	st := Resolve(inst, cls, f, withValues)
+	return st.Plan()
 }
 
 // resolveSteps walks the evaluation order up to the plan (B1–B60); ok says
@@ -103,23 +104,29 @@ func Resolve(inst *installation.Installation, cls *classes.Set, f *decision.Fact
 		return Staged{d: envpolicy.Decide(inst.EnvPolicy, inst.Revision, f)}
 	}
 	d := decision.New(inst.Revision)
-	s := &state{inst: inst, f: f, classes: cls, withValues: withValues}
+	s := newState(inst, f, cls, withValues)
 	if done, ok := s.resolveSteps(d); ok {
+		s.release()
 		return Staged{d: done}
 	}
 	return Staged{d: d, s: s}
 }
 
 // NeedsPlan reports whether the decision still has its plan stage (B61–B62).
-func (st Staged) NeedsPlan() bool { return st.s != nil }
+func (st *Staged) NeedsPlan() bool { return st.s != nil }
 
 // Plan is the second stage: it builds the plan when the decision needs one
-// and returns the decision.
-func (st Staged) Plan() decision.Decision {
+// and returns the decision. It is called once: the state goes back to the
+// pool, and a second call returns the decision before its plan.
+func (st *Staged) Plan() decision.Decision {
 	if st.s == nil {
 		return st.d
 	}
-	return st.s.plan(st.d)
+	s := st.s
+	st.s = nil
+	d := s.plan(st.d)
+	s.release()
+	return d
 }
 
 // plan is B61–B62: build the plan, check it against the pod, inject.
