@@ -150,11 +150,28 @@ func describe(apiVersion, kind string) string {
 // Encode writes the answer envelope for resp: compact, member names sorted,
 // HTML escaping off, no trailing newline.
 func Encode(resp *Response) []byte {
-	size := 256
-	if resp != nil {
-		size += len(resp.Patch)
+	return appendResponse(make([]byte, 0, encodedSize(resp)), resp)
+}
+
+// encodedSize is what the answer envelope for r takes before any escaping:
+// one buffer of it is written without growing (the audit annotations alone
+// outgrew a fixed allowance and doubled the buffer).
+func encodedSize(r *Response) int {
+	size := 256 // the member names, the literals, the UID
+	if r == nil {
+		return size
 	}
-	return appendResponse(make([]byte, 0, size), resp)
+	size += len(r.Patch)
+	for k, v := range r.AuditAnnotations {
+		size += len(k) + len(v) + 6 // "k":"v",
+	}
+	for _, w := range r.Warnings {
+		size += len(w) + 3 // "w",
+	}
+	if r.Status != nil {
+		size += len(r.Status.Message) + len(r.Status.Reason)
+	}
+	return size
 }
 
 // DecodeAnswer reads an answer envelope (the front door's output) back; for

@@ -75,3 +75,30 @@ func TestNullObjectIsAbsent(t *testing.T) {
 		t.Fatal("a null object counts as present")
 	}
 }
+
+func TestTheAnswerEnvelopeIsWrittenIntoOneBufferOfItsSize(t *testing.T) {
+	cases := []struct {
+		name string
+		resp *Response
+	}{
+		{"no response", nil},
+		{"an allowed answer", &Response{UID: "u", Allowed: true}},
+		{"a patch and many audit annotations", &Response{UID: "0c8f3f0e-8d4b-4a8e-9b1a-6f4f7f0f7f0f", Allowed: true,
+			Patch: strings.Repeat("W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvdm9sdW1lcyJ9XQ==", 60), PatchType: PatchTypeJSONPatch,
+			AuditAnnotations: map[string]string{
+				"dynamic-config.rs/decision-id": "01JEXAMPLE0000000000000000", "dynamic-config.rs/outcome": "inject",
+				"dynamic-config.rs/installation-revision": strings.Repeat("f", 64), "dynamic-config.rs/cluster": "eu-1",
+				"dynamic-config.rs/classes-revision": strings.Repeat("e", 64), "dynamic-config.rs/decider-role": "follower",
+			},
+			Warnings: []string{"dynamic-config.rs/x is deprecated", "another warning"}}},
+		{"a refusal", &Response{UID: "u", Status: &Status{Code: 403, Message: strings.Repeat("refused because ", 40), Reason: "Forbidden"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := Encode(c.resp)
+			if len(b) > encodedSize(c.resp) {
+				t.Errorf("the envelope is %d bytes, more than the %d Encode sized its buffer for", len(b), encodedSize(c.resp))
+			}
+		})
+	}
+}
