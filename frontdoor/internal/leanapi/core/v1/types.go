@@ -2,8 +2,8 @@
 // (frontdoor/facts for the facts, frontdoor/patch for the patch target), and
 // nothing else: decoding into these types instead of k8s.io/api/core/v1's
 // skips every other member of the object (ports, the probes' contents, the
-// status, managed fields, …), which was most of the front door's
-// allocations per admission (issue 25). The package path, package name,
+// status, managed fields, …): 6 allocations and 2.6 KB less per injection
+// in BenchmarkMutateInject (issue 25). The package path, package name,
 // type names and Go types are core/v1's, so a decode error of a member read
 // here says word for word what the typed decode said ("Go struct field
 // PodSpec.spec.containers of type []v1.Container").
