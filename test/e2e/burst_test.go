@@ -62,7 +62,7 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 		return injectedOrRefused(r) && noop.calls.Load() > 0
 	})
 
-	t.Run("200 concurrent kubectl create: every pod stored with its agent, no call failed", func(t *testing.T) {
+	t.Run("200 concurrent kubectl create: every stored pod has its agent and was counted, no call failed open", func(t *testing.T) {
 		before := scrapeWebhookMetrics(t)
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -98,7 +98,7 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 		reportBurst(t, fmt.Sprintf("%d concurrent kubectl create (%s)", burstSize, elapsed.Round(time.Millisecond)), failed, before, scrapeWebhookMetrics(t))
 	})
 
-	t.Run("a ReplicaSet scaled 0 → 200 by the controller: every pod stored with its agent, no call failed", func(t *testing.T) {
+	t.Run("a ReplicaSet scaled 0 → 200 by the controller: all 200 pods stored with their agent, no call failed open", func(t *testing.T) {
 		mustStart(t, "kube-controller-manager", filepath.Join(testDir(t), "kube-controller-manager.log"), nil, kcm,
 			"--kubeconfig", theCluster.kubeconfig,
 			"--controllers", "replicaset",
