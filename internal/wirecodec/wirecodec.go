@@ -10,15 +10,15 @@
 // decider/server and frontdoor/client import it.
 //
 // What the codec accepts and sends is what proto.Unmarshal and proto.Marshal
-// do: the generated code does not check that string fields are valid UTF-8,
-// which proto3 requires and protobuf-go checks both ways, so the codec checks
-// the strings on the wire (utf8.go) after marshalling and before
-// unmarshalling; and whenever that check or the generated code fails, the
-// message goes to the standard codec, whose answer (its error, or a message
-// where UnmarshalVT is stricter than proto.Unmarshal, e.g. on a known field
-// sent with another wire type, which proto keeps as an unknown field) is the
-// codec's. Map entries are written in Go's map order, as proto.Marshal's
-// default (non-deterministic) marshalling and gRPC's codec do.
+// do. The generated code does not check that string fields are valid UTF-8,
+// which proto3 requires and protobuf-go checks both ways, and it reads a
+// known field sent with another wire type differently (it fails, or in a map
+// entry reads it as the field it names, where proto keeps an unknown field);
+// so the codec checks the wire (wirecheck.go) after marshalling and before
+// unmarshalling, and whenever that check or the generated code fails, the
+// message goes to the standard codec, whose answer is the codec's. Map
+// entries are written in Go's map order, as proto.Marshal's default
+// (non-deterministic) marshalling and gRPC's codec do.
 package wirecodec
 
 import (
@@ -94,8 +94,7 @@ func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 // marshalInto writes m into buf, which is exactly m's SizeVT long (the
-// generated code writes from the end backwards), and checks the strings it
-// wrote.
+// generated code writes from the end backwards), and checks what it wrote.
 func marshalInto(m vtMessage, buf []byte) error {
 	n, err := m.MarshalToSizedBufferVT(buf)
 	if err != nil {
@@ -106,7 +105,7 @@ func marshalInto(m vtMessage, buf []byte) error {
 		// concurrent write, which the caller must not do).
 		return fmt.Errorf("wirecodec: %T marshalled to %d bytes, sized %d", m, n, len(buf))
 	}
-	return checkUTF8(buf, m.ProtoReflect().Descriptor())
+	return checkWire(buf, m.ProtoReflect().Descriptor())
 }
 
 // Unmarshal decodes data into v as proto.Unmarshal does (v is reset first).
@@ -135,7 +134,7 @@ func unmarshal(b []byte, m vtMessage) error {
 // fastUnmarshal decodes b into m, which is empty, with the generated
 // unmarshaller, after checking b's strings.
 func fastUnmarshal(b []byte, m vtMessage) error {
-	if err := checkUTF8(b, m.ProtoReflect().Descriptor()); err != nil {
+	if err := checkWire(b, m.ProtoReflect().Descriptor()); err != nil {
 		return err
 	}
 	return m.UnmarshalVT(b)

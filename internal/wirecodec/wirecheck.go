@@ -10,35 +10,74 @@ import (
 )
 
 var (
-	errInvalidUTF8 = errors.New("wirecodec: string field contains invalid UTF-8")
-	errMalformed   = errors.New("wirecodec: malformed wire data")
-	errTooDeep     = errors.New("wirecodec: message nested too deeply")
+	errInvalidUTF8   = errors.New("wirecodec: string field contains invalid UTF-8")
+	errMalformed     = errors.New("wirecodec: malformed wire data")
+	errTooDeep       = errors.New("wirecodec: message nested too deeply")
+	errWrongWireType = errors.New("wirecodec: a known field with another wire type")
+	errUnknownField  = errors.New("wirecodec: a field the message type does not have")
 )
 
-// checkUTF8 walks the wire encoding b of a message of type md and fails when
+// checkWire walks the wire encoding b of a message of type md and fails when
 // a string field that must be valid UTF-8 (every string of a proto3 file) is
-// not, in md or any message nested in it (map entries included), or when b is
-// not well-formed wire data. Unknown fields, and known ones on the wire with
-// another wire type (proto.Unmarshal keeps both as unknown fields), are
-// skipped unchecked, as proto.Unmarshal does. It does not allocate once md's
-// table is built.
-func checkUTF8(b []byte, md protoreflect.MessageDescriptor) error {
+// not, in md or any message nested in it (map entries included), when b is
+// not well-formed wire data, when a known field comes with another wire type
+// than its own, or when a field is unknown. The generated code differs from
+// proto.Unmarshal on the last two: on a field with another wire type it fails
+// or, in a map entry, reads it as the field it names, where proto keeps an
+// unknown field; and it keeps an unknown field's bytes as sent, where proto
+// re-encodes a tag sent in more bytes than it needs (both found by
+// FuzzTheCodecUnmarshalsLikeProto). The codec leaves those messages to
+// proto: a peer of the same version never sends them, a newer one pays
+// reflection for its new fields. It does not allocate once md's table is
+// built.
+func checkWire(b []byte, md protoreflect.MessageDescriptor) error {
 	return tableOf(md).check(b, protowire.DefaultRecursionLimit)
 }
 
-// A checkTable says, per field number of one message type, what the check
-// does with a length-delimited field of that number: nothing, check a string,
-// or walk a nested message with the nested type's table. It is built once per
-// type from the descriptors (walking them on every message cost a third of the
-// codec's time).
+// A checkTable says, per field number of one message type, which wire types
+// the field may come with and what the check does with a length-delimited
+// one: nothing, check a string, or walk a nested message with the nested
+// type's table. It is built once per type from the descriptors (walking them
+// on every message cost a third of the codec's time).
 type checkTable struct {
 	byNumber []fieldCheck // index: field number
 	sparse   map[protowire.Number]fieldCheck
 }
 
 type fieldCheck struct {
+	wire   wireTypes   // the wire types the field may come with; none: not a field of the type (unknown)
 	utf8   bool        // a string that must be valid UTF-8
 	nested *checkTable // a message (or map entry) to walk
+}
+
+// wireTypes is a set of wire types, bit n for protowire.Type n.
+type wireTypes uint8
+
+func (w wireTypes) has(t protowire.Type) bool { return t < 8 && w&(1<<t) != 0 }
+
+// wireTypesOf is the wire types proto.Unmarshal reads fd from: its kind's
+// own, and length-delimited (packed) for a repeated scalar too.
+func wireTypesOf(fd protoreflect.FieldDescriptor) wireTypes {
+	var own protowire.Type
+	switch fd.Kind() {
+	case protoreflect.BoolKind, protoreflect.EnumKind,
+		protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Uint32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Uint64Kind:
+		own = protowire.VarintType
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		own = protowire.Fixed32Type
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		own = protowire.Fixed64Type
+	case protoreflect.GroupKind:
+		own = protowire.StartGroupType
+	default: // string, bytes, message
+		return 1 << protowire.BytesType
+	}
+	w := wireTypes(1) << own
+	if fd.IsList() && own != protowire.StartGroupType {
+		w |= 1 << protowire.BytesType
+	}
+	return w
 }
 
 // denseLimit bounds byNumber; a field numbered above it (none of ours is) is
@@ -69,7 +108,7 @@ func buildTable(md protoreflect.MessageDescriptor, building map[protoreflect.Ful
 	fields := md.Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		var fc fieldCheck
+		fc := fieldCheck{wire: wireTypesOf(fd)}
 		switch fd.Kind() {
 		case protoreflect.StringKind:
 			fc.utf8 = enforceUTF8(fd)
@@ -78,9 +117,6 @@ func buildTable(md protoreflect.MessageDescriptor, building map[protoreflect.Ful
 		default:
 			// bytes, groups (not length-delimited), packed scalars: nothing
 			// to check.
-		}
-		if fc == (fieldCheck{}) {
-			continue
 		}
 		t.set(fd.Number(), fc)
 	}
@@ -118,6 +154,13 @@ func (t *checkTable) check(b []byte, depth int) error {
 			return errMalformed
 		}
 		b = b[n:]
+		fc := t.field(num)
+		if fc.wire == 0 {
+			return errUnknownField
+		}
+		if !fc.wire.has(typ) {
+			return errWrongWireType
+		}
 		if typ != protowire.BytesType {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 			if n < 0 {
@@ -131,7 +174,6 @@ func (t *checkTable) check(b []byte, depth int) error {
 			return errMalformed
 		}
 		b = b[n:]
-		fc := t.field(num)
 		if fc.utf8 && !utf8.Valid(v) {
 			return errInvalidUTF8
 		}
