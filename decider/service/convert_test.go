@@ -133,6 +133,7 @@ func TestFactsConversion(t *testing.T) {
 		VolumeNames:                   []string{"data"}, ImagePullSecretNames: []string{"regcred"},
 		ResourceKind: decision.KindPod, RequestUID: "uid", UserName: "alice", WorkloadAnnotationKeys: []string{"dynamic-config.rs/x"},
 		RestartPolicy: "OnFailure", AutomountServiceAccountToken: ptr(false), QoSGuaranteed: true,
+		ControllerKind: "ReplicaSet", ControllerName: "pod-5d9c7b8f6",
 	}
 	wire, err := proto.Marshal(FactsToProto(want))
 	if err != nil {

@@ -35,6 +35,8 @@ func FactsFromProto(purpose deciderv1.Purpose, p *deciderv1.PodFacts) *decision.
 		RestartPolicy:                 p.GetRestartPolicy(),
 		AutomountServiceAccountToken:  p.AutomountServiceAccountToken,
 		QoSGuaranteed:                 p.GetQosGuaranteed(),
+		ControllerKind:                p.GetController().GetKind(),
+		ControllerName:                p.GetController().GetName(),
 	}
 }
 
@@ -95,7 +97,15 @@ func FactsToProto(f *decision.Facts) *deciderv1.PodFacts {
 		RestartPolicy:                 f.RestartPolicy,
 		AutomountServiceAccountToken:  f.AutomountServiceAccountToken,
 		QosGuaranteed:                 f.QoSGuaranteed,
+		Controller:                    controllerToProto(f.ControllerKind, f.ControllerName),
 	}
+}
+
+func controllerToProto(kind, name string) *deciderv1.ControllerRef {
+	if kind == "" && name == "" {
+		return nil
+	}
+	return &deciderv1.ControllerRef{Kind: kind, Name: name}
 }
 
 func containersToProto(cs []decision.Container) []*deciderv1.Container {

@@ -24,11 +24,6 @@ var (
 		decision.SkipAlreadyInjected: "already_injected", decision.SkipNotRequested: "not_requested",
 		decision.SkipNoPolicy: "no_policy", decision.SkipNotTargeted: "not_targeted",
 	}
-	kindNames = map[decision.ResourceKind]string{
-		decision.KindPod: "Pod", decision.KindDeployment: "Deployment", decision.KindStatefulSet: "StatefulSet",
-		decision.KindDaemonSet: "DaemonSet", decision.KindReplicaSet: "ReplicaSet",
-		decision.KindReplicationController: "ReplicationController", decision.KindJob: "Job", decision.KindCronJob: "CronJob",
-	}
 )
 
 // logDecision writes the one "decision" line of spec 07 §4, with the call's
@@ -60,7 +55,7 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 		slog.String("purpose", purposeNames[f.Purpose]),
 		slog.String("namespace", f.Namespace),
 		slog.String("name", name),
-		slog.String("kind", kindNames[f.ResourceKind]),
+		slog.String("kind", f.ResourceKind.String()),
 		slog.String("outcome", outcomeNames[d.Outcome]),
 		slog.String("skip_reason", skipReasonNames[d.SkipReason]),
 		slog.String("reason", reason),

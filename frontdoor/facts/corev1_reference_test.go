@@ -57,6 +57,9 @@ func corev1Decode(req *review.Request, kind *Kind, raw []byte) (*deciderv1.PodFa
 	f.Name = meta.Name
 	f.GenerateName = meta.GenerateName
 	f.Labels = meta.Labels
+	if c := metav1.GetControllerOfNoCopy(meta); c != nil {
+		f.Controller = &deciderv1.ControllerRef{Kind: c.Kind, Name: c.Name}
+	}
 	f.Namespace = req.Namespace
 	if f.Namespace == "" {
 		f.Namespace = meta.Namespace

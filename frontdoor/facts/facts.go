@@ -122,6 +122,7 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 	f.Name = meta.Name
 	f.GenerateName = meta.GenerateName
 	f.Labels = meta.Labels
+	f.Controller = controller(meta.OwnerReferences)
 	f.Namespace = req.Namespace
 	if f.Namespace == "" {
 		f.Namespace = meta.Namespace
@@ -141,6 +142,17 @@ func operation(op string) deciderv1.Operation {
 		return deciderv1.Operation_OPERATION_CONNECT
 	}
 	return deciderv1.Operation_OPERATION_UNSPECIFIED
+}
+
+// controller is the owner reference marked controller: true (nil when there
+// is none; the API server allows at most one).
+func controller(refs []leanv1.OwnerReference) *deciderv1.ControllerRef {
+	for i := range refs {
+		if r := &refs[i]; r.Controller != nil && *r.Controller {
+			return &deciderv1.ControllerRef{Kind: r.Kind, Name: r.Name}
+		}
+	}
+	return nil
 }
 
 // prefixed keeps only the dynamic-config.rs/ keys (nil when there are none).

@@ -18,6 +18,8 @@ func podReq(object string) *review.Request {
 }
 
 const richPod = `{"metadata":{"name":"","generateName":"web-","namespace":"ignored","labels":{"app":"web"},
+ "ownerReferences":[{"apiVersion":"v1","kind":"Node","name":"n1","uid":"u0"},
+  {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-5d9c7b8f6","uid":"u1","controller":true,"blockOwnerDeletion":true}],
  "annotations":{"dynamic-config.rs/inject":"true","dynamic-config.rs/status":"injected","kubectl.kubernetes.io/x":"y"}},
  "spec":{"securityContext":{"runAsUser":1000},"terminationGracePeriodSeconds":45,
   "volumes":[{"name":"data","emptyDir":{}}],"imagePullSecrets":[{"name":"regcred"}],
@@ -43,6 +45,7 @@ func TestPodFacts(t *testing.T) {
 		{"the namespace is the request's", f.GetNamespace() == "team-a"},
 		{"name and generateName are read", f.GetName() == "" && f.GetGenerateName() == "web-"},
 		{"labels are carried", f.GetLabels()["app"] == "web"},
+		{"the controller owner reference is read, no other owner", f.GetController().GetKind() == "ReplicaSet" && f.GetController().GetName() == "web-5d9c7b8f6"},
 		{"the pod's runAsUser is read", f.RunAsUser != nil && f.GetRunAsUser() == 1000},
 		{"the grace period is read", f.GetTerminationGracePeriodSeconds() == 45},
 		{"volume and pull secret names are read", strings.Join(f.GetVolumeNames(), ",") == "data" && strings.Join(f.GetImagePullSecretNames(), ",") == "regcred"},

@@ -82,6 +82,9 @@ func TestTheLeanDecodeReadsMissingNullAndEmptyMembersAsCorev1Does(t *testing.T) 
 		{"null spec, security contexts and pointers", `{"spec":{"securityContext":null,"terminationGracePeriodSeconds":null,"automountServiceAccountToken":false,` +
 			`"containers":[{"name":"a","securityContext":{"runAsUser":0}}]}}`},
 		{"no spec at all", `{"metadata":{"name":"p"}}`},
+		{"owners of which none is the controller", `{"metadata":{"ownerReferences":[{"kind":"A","name":"a"},{"kind":"B","name":"b","controller":false},{"kind":"C","name":"c","controller":null}]}}`},
+		{"the first owner marked controller", `{"metadata":{"ownerReferences":[{"kind":"A","name":"a","controller":false},{"kind":"StatefulSet","name":"pg","controller":true},{"kind":"D","name":"d","controller":true}]}}`},
+		{"null owner references", `{"metadata":{"ownerReferences":null}}`},
 		{"guaranteed resources", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"1000m","memory":"1Gi"}}}],` +
 			`"initContainers":[{"name":"i","resources":{"limits":{"cpu":"100m","memory":"64Mi"}}}]}}`},
 		{"burstable resources", `{"spec":{"containers":[{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"500m"}}}]}}`},
@@ -97,6 +100,7 @@ func TestTheLeanDecodeReadsMissingNullAndEmptyMembersAsCorev1Does(t *testing.T) 
 		{"a Deployment", "apps", "Deployment", `{"metadata":{"annotations":{"dynamic-config.rs/x":"1"}},"spec":{"template":{"metadata":{"annotations":{"dynamic-config.rs/inject":"true"}},"spec":{"containers":[{"name":"a","args":null}]}}}}`},
 		{"a CronJob", "batch", "CronJob", `{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"a","env":[{"name":"X","value":"1"}]}]}}}}}}`},
 		{"a ReplicationController without a template", "", "ReplicationController", `{"metadata":{"name":"rc"},"spec":{"template":null}}`},
+		{"a Deployment's ReplicaSet", "apps", "ReplicaSet", `{"metadata":{"name":"web-5d9c7b8f6","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","controller":true}]},"spec":{"template":{"spec":{"containers":[{"name":"a"}]}}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sameAsCorev1(t, ValidateKind(&review.Request{Kind: review.GroupVersionKind{Group: tc.group, Kind: tc.kind}}), []byte(tc.object))

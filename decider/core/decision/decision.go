@@ -4,7 +4,10 @@
 // does I/O.
 package decision
 
-import "github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+import (
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/workload"
+)
 
 // Purpose says which admission path asks.
 type Purpose int
@@ -44,6 +47,21 @@ const (
 	KindCronJob
 )
 
+// kindNames is indexed by ResourceKind: the Kubernetes kind of each.
+var kindNames = [...]string{
+	KindPod: "Pod", KindDeployment: "Deployment", KindStatefulSet: "StatefulSet",
+	KindDaemonSet: "DaemonSet", KindReplicaSet: "ReplicaSet",
+	KindReplicationController: "ReplicationController", KindJob: "Job", KindCronJob: "CronJob",
+}
+
+// String is the kind's Kubernetes name ("" for KindUnspecified or an unknown kind).
+func (k ResourceKind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return ""
+	}
+	return kindNames[k]
+}
+
 // Facts is everything the decider may know about the admitted object (spec 06 §2.2).
 type Facts struct {
 	Purpose                       Purpose
@@ -71,6 +89,11 @@ type Facts struct {
 	AutomountServiceAccountToken *bool
 	// QoSGuaranteed tells whether the pod's QoS class is Guaranteed.
 	QoSGuaranteed bool
+	// ControllerKind and ControllerName are the object's controller owner
+	// reference ("" when it has none): with the namespace, names and labels
+	// they name the workload (Workload).
+	ControllerKind string
+	ControllerName string
 }
 
 // Container is one container of the pod spec.
@@ -252,4 +275,17 @@ type EnvPolicyRuleResult struct {
 	MatchedNames []string
 	MissingNames []string
 	Evaluated    bool
+}
+
+// Workload names the workload of the admitted object in cluster (spec 10 §1).
+func (f *Facts) Workload(cluster string) workload.Key {
+	return workload.Of(cluster, workload.Object{
+		Namespace:      f.Namespace,
+		Kind:           f.ResourceKind.String(),
+		Name:           f.Name,
+		GenerateName:   f.GenerateName,
+		Labels:         f.Labels,
+		ControllerKind: f.ControllerKind,
+		ControllerName: f.ControllerName,
+	})
 }

@@ -265,6 +265,11 @@ type PodFacts struct {
 	// qos_guaranteed tells whether the pod's QoS class is Guaranteed: every container and init
 	// container sets cpu and memory limits and its requests equal them.
 	QosGuaranteed bool `protobuf:"varint,21,opt,name=qos_guaranteed,json=qosGuaranteed,proto3" json:"qos_guaranteed,omitempty"`
+	// controller is the admitted object's controller owner reference (metadata.ownerReferences[*]
+	// with controller: true), absent when it has none. With the namespace, the name and the labels
+	// it names the pod's workload (spec 10 §1): a rollout's slice and its report, and the pods a
+	// revision left behind (spec 10 §8).
+	Controller    *ControllerRef `protobuf:"bytes,22,opt,name=controller,proto3" json:"controller,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -446,6 +451,68 @@ func (x *PodFacts) GetQosGuaranteed() bool {
 	return false
 }
 
+func (x *PodFacts) GetController() *ControllerRef {
+	if x != nil {
+		return x.Controller
+	}
+	return nil
+}
+
+// ControllerRef is an object's controller owner reference: only what names the workload.
+type ControllerRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind is the controller's kind, e.g. ReplicaSet, StatefulSet, DaemonSet, Job.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// name is the controller's name.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControllerRef) Reset() {
+	*x = ControllerRef{}
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControllerRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControllerRef) ProtoMessage() {}
+
+func (x *ControllerRef) ProtoReflect() protoreflect.Message {
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControllerRef.ProtoReflect.Descriptor instead.
+func (*ControllerRef) Descriptor() ([]byte, []int) {
+	return file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ControllerRef) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ControllerRef) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // Container is what the decider knows about one container of the pod.
 type Container struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -473,7 +540,7 @@ type Container struct {
 
 func (x *Container) Reset() {
 	*x = Container{}
-	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[1]
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -485,7 +552,7 @@ func (x *Container) String() string {
 func (*Container) ProtoMessage() {}
 
 func (x *Container) ProtoReflect() protoreflect.Message {
-	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[1]
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -498,7 +565,7 @@ func (x *Container) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Container.ProtoReflect.Descriptor instead.
 func (*Container) Descriptor() ([]byte, []int) {
-	return file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP(), []int{1}
+	return file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Container) GetName() string {
@@ -579,7 +646,7 @@ type EnvVar struct {
 
 func (x *EnvVar) Reset() {
 	*x = EnvVar{}
-	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[2]
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +658,7 @@ func (x *EnvVar) String() string {
 func (*EnvVar) ProtoMessage() {}
 
 func (x *EnvVar) ProtoReflect() protoreflect.Message {
-	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[2]
+	mi := &file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +671,7 @@ func (x *EnvVar) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnvVar.ProtoReflect.Descriptor instead.
 func (*EnvVar) Descriptor() ([]byte, []int) {
-	return file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP(), []int{2}
+	return file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EnvVar) GetName() string {
@@ -632,8 +699,7 @@ var File_dynamicconfig_decider_v1_pod_facts_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\n" +
-	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\xc7\n" +
-	"\n" +
+	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\x90\v\n" +
 	"\bPodFacts\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
@@ -659,7 +725,10 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x18workload_annotation_keys\x18\x12 \x03(\tR\x16workloadAnnotationKeys\x12%\n" +
 	"\x0erestart_policy\x18\x13 \x01(\tR\rrestartPolicy\x12J\n" +
 	"\x1fautomount_service_account_token\x18\x14 \x01(\bH\x02R\x1cautomountServiceAccountToken\x88\x01\x01\x12%\n" +
-	"\x0eqos_guaranteed\x18\x15 \x01(\bR\rqosGuaranteed\x1a>\n" +
+	"\x0eqos_guaranteed\x18\x15 \x01(\bR\rqosGuaranteed\x12G\n" +
+	"\n" +
+	"controller\x18\x16 \x01(\v2'.dynamicconfig.decider.v1.ControllerRefR\n" +
+	"controller\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a9\n" +
@@ -668,7 +737,10 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
 	"\f_run_as_userB#\n" +
 	"!_termination_grace_period_secondsB\"\n" +
-	" _automount_service_account_token\"\xce\x02\n" +
+	" _automount_service_account_token\"7\n" +
+	"\rControllerRef\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xce\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vhas_command\x18\x02 \x01(\bR\n" +
@@ -722,31 +794,33 @@ func file_dynamicconfig_decider_v1_pod_facts_proto_rawDescGZIP() []byte {
 }
 
 var file_dynamicconfig_decider_v1_pod_facts_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_dynamicconfig_decider_v1_pod_facts_proto_goTypes = []any{
-	(Purpose)(0),      // 0: dynamicconfig.decider.v1.Purpose
-	(Operation)(0),    // 1: dynamicconfig.decider.v1.Operation
-	(ResourceKind)(0), // 2: dynamicconfig.decider.v1.ResourceKind
-	(*PodFacts)(nil),  // 3: dynamicconfig.decider.v1.PodFacts
-	(*Container)(nil), // 4: dynamicconfig.decider.v1.Container
-	(*EnvVar)(nil),    // 5: dynamicconfig.decider.v1.EnvVar
-	nil,               // 6: dynamicconfig.decider.v1.PodFacts.AnnotationsEntry
-	nil,               // 7: dynamicconfig.decider.v1.PodFacts.LabelsEntry
+	(Purpose)(0),          // 0: dynamicconfig.decider.v1.Purpose
+	(Operation)(0),        // 1: dynamicconfig.decider.v1.Operation
+	(ResourceKind)(0),     // 2: dynamicconfig.decider.v1.ResourceKind
+	(*PodFacts)(nil),      // 3: dynamicconfig.decider.v1.PodFacts
+	(*ControllerRef)(nil), // 4: dynamicconfig.decider.v1.ControllerRef
+	(*Container)(nil),     // 5: dynamicconfig.decider.v1.Container
+	(*EnvVar)(nil),        // 6: dynamicconfig.decider.v1.EnvVar
+	nil,                   // 7: dynamicconfig.decider.v1.PodFacts.AnnotationsEntry
+	nil,                   // 8: dynamicconfig.decider.v1.PodFacts.LabelsEntry
 }
 var file_dynamicconfig_decider_v1_pod_facts_proto_depIdxs = []int32{
 	1, // 0: dynamicconfig.decider.v1.PodFacts.operation:type_name -> dynamicconfig.decider.v1.Operation
-	6, // 1: dynamicconfig.decider.v1.PodFacts.annotations:type_name -> dynamicconfig.decider.v1.PodFacts.AnnotationsEntry
-	7, // 2: dynamicconfig.decider.v1.PodFacts.labels:type_name -> dynamicconfig.decider.v1.PodFacts.LabelsEntry
-	4, // 3: dynamicconfig.decider.v1.PodFacts.containers:type_name -> dynamicconfig.decider.v1.Container
-	4, // 4: dynamicconfig.decider.v1.PodFacts.init_containers:type_name -> dynamicconfig.decider.v1.Container
-	4, // 5: dynamicconfig.decider.v1.PodFacts.ephemeral_containers:type_name -> dynamicconfig.decider.v1.Container
+	7, // 1: dynamicconfig.decider.v1.PodFacts.annotations:type_name -> dynamicconfig.decider.v1.PodFacts.AnnotationsEntry
+	8, // 2: dynamicconfig.decider.v1.PodFacts.labels:type_name -> dynamicconfig.decider.v1.PodFacts.LabelsEntry
+	5, // 3: dynamicconfig.decider.v1.PodFacts.containers:type_name -> dynamicconfig.decider.v1.Container
+	5, // 4: dynamicconfig.decider.v1.PodFacts.init_containers:type_name -> dynamicconfig.decider.v1.Container
+	5, // 5: dynamicconfig.decider.v1.PodFacts.ephemeral_containers:type_name -> dynamicconfig.decider.v1.Container
 	2, // 6: dynamicconfig.decider.v1.PodFacts.resource_kind:type_name -> dynamicconfig.decider.v1.ResourceKind
-	5, // 7: dynamicconfig.decider.v1.Container.env:type_name -> dynamicconfig.decider.v1.EnvVar
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	4, // 7: dynamicconfig.decider.v1.PodFacts.controller:type_name -> dynamicconfig.decider.v1.ControllerRef
+	6, // 8: dynamicconfig.decider.v1.Container.env:type_name -> dynamicconfig.decider.v1.EnvVar
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_pod_facts_proto_init() }
@@ -755,15 +829,15 @@ func file_dynamicconfig_decider_v1_pod_facts_proto_init() {
 		return
 	}
 	file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[0].OneofWrappers = []any{}
-	file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[1].OneofWrappers = []any{}
 	file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[2].OneofWrappers = []any{}
+	file_dynamicconfig_decider_v1_pod_facts_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc), len(file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

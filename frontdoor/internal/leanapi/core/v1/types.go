@@ -34,6 +34,16 @@ type ObjectMeta struct {
 	Namespace    string            `json:"namespace"`
 	Labels       map[string]string `json:"labels"`
 	Annotations  map[string]string `json:"annotations"`
+	// OwnerReferences name the workload the object belongs to (its
+	// controller's kind and name, spec 10 §1).
+	OwnerReferences []OwnerReference `json:"ownerReferences"`
+}
+
+// OwnerReference is what the facts read of an owner reference.
+type OwnerReference struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Controller *bool  `json:"controller"`
 }
 
 // PodTemplateSpec is a workload's pod template.
