@@ -209,11 +209,7 @@ func (f *Follower) lostLeader(err error) {
 	if first {
 		level = slog.LevelWarn
 	}
-	rev := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		rev = inst.Revision
-	}
-	f.cfg.Logger.Log(context.Background(), level, msg, "error", fmt.Sprint(err), "revision", rev)
+	f.cfg.Logger.Log(context.Background(), level, msg, "error", fmt.Sprint(err), "revision", f.cfg.Store.Revision())
 }
 
 func (f *Follower) setConnected(c bool) {
@@ -238,11 +234,7 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	known := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		known = inst.Revision
-	}
-	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: known}); err != nil {
+	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: f.cfg.Store.Revision()}); err != nil {
 		return false, recvErr(stream, err)
 	}
 	for {
@@ -331,11 +323,7 @@ func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *decid
 	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: false, At: now, Problems: []string{detail}, AttemptedRevision: msg.GetRevision()})
 	f.cfg.Observer.ReloadRejected(problems)
 	f.cfg.Metrics.Snapshot(metrics.SnapshotNack)
-	rev := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		rev = inst.Revision
-	}
-	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", rev, "problems", problems)
+	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", f.cfg.Store.Revision(), "problems", problems)
 	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Nack{Nack: &deciderv1.SyncNack{Revision: msg.GetRevision(), Nonce: msg.GetNonce(), ErrorDetail: detail}}}
 }
 
@@ -399,16 +387,14 @@ func (f *Follower) State() *deciderv1.FollowerState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := &deciderv1.FollowerState{
-		FollowerId:     f.cfg.ID,
-		Cluster:        f.cfg.Cluster,
-		Leader:         f.cfg.Leader,
-		LeaderRevision: f.leaderRevision,
-		Connected:      f.connected,
-		LastNack:       f.nack,
-		Stale:          stale,
-	}
-	if inst := f.cfg.Store.Current(); inst != nil {
-		s.AppliedRevision = inst.Revision
+		FollowerId:      f.cfg.ID,
+		Cluster:         f.cfg.Cluster,
+		Leader:          f.cfg.Leader,
+		LeaderRevision:  f.leaderRevision,
+		Connected:       f.connected,
+		LastNack:        f.nack,
+		Stale:           stale,
+		AppliedRevision: f.cfg.Store.Revision(),
 	}
 	if !f.lastAck.IsZero() {
 		s.LastAckAt = timestamppb.New(f.lastAck)
