@@ -103,28 +103,40 @@ func TestAcceptedValuesResolveNormalised(t *testing.T) {
 	}
 }
 
-func TestEveryStoreShapedPinRefusesADifferingAnnotationAndPassesTheSameOne(t *testing.T) {
-	type knobCase struct{ knob, pinned, other string }
-	cases := []knobCase{
-		{"endpoint", "e://pinned", "e://other"}, {"endpoint-secret", "a/b", "c/d"}, {"key", "k1", "k2"},
-		{"token-secret", "a/b", "c/d"}, {"password-secret", "a/b", "c/d"}, {"ca-configmap", "ca", "ca2"},
-		{"tls-secret", "t", "t2"}, {"ssh-secret", "s", "s2"}, {"aws-secret", "aws", "aws2"}, {"section", "db", "web"},
-		{"auth", "ssh-key", "token"}, {"auth-mount", "m", "m2"}, {"auth-role", "r", "r2"}, {"auth-username", "u", "u2"},
-		{"auth-token-path", "/t", "/t2"}, {"namespace", "n", "n2"}, {"ref", "main", "dev"}, {"api-url", "http://a", "http://b"},
-		{"template", "{{ . }}", "{{ .x }}"}, {"template-configmap", "t", "t2"},
+// storeShapedPin is a store-shaped knob pinned at s3's store tier (pinned)
+// and another value of it.
+type storeShapedPin struct{ knob, pinned, other string }
+
+// storeShapedPins are a pin of every store-shaped knob.
+var storeShapedPins = []storeShapedPin{
+	{"endpoint", "e://pinned", "e://other"}, {"endpoint-secret", "a/b", "c/d"}, {"key", "k1", "k2"},
+	{"token-secret", "a/b", "c/d"}, {"password-secret", "a/b", "c/d"}, {"ca-configmap", "ca", "ca2"},
+	{"tls-secret", "t", "t2"}, {"ssh-secret", "s", "s2"}, {"aws-secret", "aws", "aws2"}, {"section", "db", "web"},
+	{"auth", "ssh-key", "token"}, {"auth-mount", "m", "m2"}, {"auth-role", "r", "r2"}, {"auth-username", "u", "u2"},
+	{"auth-token-path", "/t", "/t2"}, {"namespace", "n", "n2"}, {"ref", "main", "dev"}, {"api-url", "http://a", "http://b"},
+	{"template", "{{ . }}", "{{ .x }}"}, {"template-configmap", "t", "t2"},
+}
+
+// doc is the installation document pinning the knob at s3's store tier.
+func (c storeShapedPin) doc() string {
+	return "storeDefaults:\n  s3:\n    " + c.knob + ": \"" + c.pinned + "!\"\n"
+}
+
+// pod is an s3 pod setting the knob to v.
+func (c storeShapedPin) pod(v string) *decision.Facts {
+	f := storePod("s3")
+	if c.knob == "endpoint-secret" {
+		delete(f.Annotations, "dynamic-config.rs/endpoint")
 	}
-	for _, c := range cases {
+	f.Annotations["dynamic-config.rs/"+c.knob] = v
+	return f
+}
+
+func TestEveryStoreShapedPinRefusesADifferingAnnotationAndPassesTheSameOne(t *testing.T) {
+	for _, c := range storeShapedPins {
 		t.Run(c.knob, func(t *testing.T) {
-			doc := "storeDefaults:\n  s3:\n    " + c.knob + ": \"" + c.pinned + "!\"\n"
-			inst := load(t, doc)
-			pod := func(v string) *decision.Facts {
-				f := storePod("s3")
-				if c.knob == "endpoint-secret" {
-					delete(f.Annotations, "dynamic-config.rs/endpoint")
-				}
-				f.Annotations["dynamic-config.rs/"+c.knob] = v
-				return f
-			}
+			inst := load(t, c.doc())
+			pod := c.pod
 			r := mustRefuse(t, Decide(inst, pod(c.other)))
 			if r.Check != "pin."+c.knob || r.Slug != SlugPinned || !strings.HasSuffix(r.Message, advice) {
 				t.Fatalf("refusal %+v", r)

@@ -27,32 +27,34 @@ func classPod(ns, class string, extra ...string) *decision.Facts {
 	return f
 }
 
+// classRefusalCases are the refusals of a class name, each decided with its class set.
+var classRefusalCases = []struct {
+	name, check, message string
+	cls                  *classes.Set
+	pod                  *decision.Facts
+}{
+	{"classes off is class.disabled, as before", "class.disabled",
+		`dynamic-config.rs/class is "team-vault", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead`,
+		nil, classPod("billing", "team-vault")},
+	{"a namespaced class is invisible from another namespace", "class.not-found",
+		`dynamic-config.rs/class is "team-vault", but no class of that name is visible from namespace payments: list them with kubectl get dynamicconfigclasses,clusterdynamicconfigclasses`,
+		classSet, classPod("payments", "team-vault")},
+	{"a cluster class whose namespaces lack the pod's does not admit it", "class.not-admitted",
+		`dynamic-config.rs/class is "shared-redis": the cluster class does not admit namespace web`,
+		classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r", Namespaces: []string{"billing"}}}),
+		classPod("web", "shared-redis")},
+	{"a cluster class whose token Secret lives elsewhere is refused", "class.credential-elsewhere",
+		`dynamic-config.rs/class is "shared-redis": its token Secret lives in namespace billing, and a pod can only mount Secrets of its own namespace (payments)`,
+		classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r",
+			TokenSecret: &classes.TokenSecret{Name: "t", Namespace: "billing", Key: "token"}}}),
+		classPod("payments", "shared-redis")},
+	{"a key outside the cluster class's prefixes is refused, naming them substituted", "class.key-prefix",
+		`dynamic-config.rs/key is "apps/payments/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
+		classSet, classPod("billing", "tenant-consul", "key", "apps/payments/app")},
+}
+
 func TestClassRefusals(t *testing.T) {
-	tests := []struct {
-		name, check, message string
-		cls                  *classes.Set
-		pod                  *decision.Facts
-	}{
-		{"classes off is class.disabled, as before", "class.disabled",
-			`dynamic-config.rs/class is "team-vault", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead`,
-			nil, classPod("billing", "team-vault")},
-		{"a namespaced class is invisible from another namespace", "class.not-found",
-			`dynamic-config.rs/class is "team-vault", but no class of that name is visible from namespace payments: list them with kubectl get dynamicconfigclasses,clusterdynamicconfigclasses`,
-			classSet, classPod("payments", "team-vault")},
-		{"a cluster class whose namespaces lack the pod's does not admit it", "class.not-admitted",
-			`dynamic-config.rs/class is "shared-redis": the cluster class does not admit namespace web`,
-			classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r", Namespaces: []string{"billing"}}}),
-			classPod("web", "shared-redis")},
-		{"a cluster class whose token Secret lives elsewhere is refused", "class.credential-elsewhere",
-			`dynamic-config.rs/class is "shared-redis": its token Secret lives in namespace billing, and a pod can only mount Secrets of its own namespace (payments)`,
-			classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r",
-				TokenSecret: &classes.TokenSecret{Name: "t", Namespace: "billing", Key: "token"}}}),
-			classPod("payments", "shared-redis")},
-		{"a key outside the cluster class's prefixes is refused, naming them substituted", "class.key-prefix",
-			`dynamic-config.rs/key is "apps/payments/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
-			classSet, classPod("billing", "tenant-consul", "key", "apps/payments/app")},
-	}
-	for _, tt := range tests {
+	for _, tt := range classRefusalCases {
 		t.Run(tt.name, func(t *testing.T) {
 			d := DecideWithClasses(installation.Empty(), tt.cls, tt.pod)
 			if d.Outcome != decision.OutcomeRefuse {

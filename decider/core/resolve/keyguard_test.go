@@ -32,59 +32,61 @@ func secretPod(kv ...string) *decision.Facts {
 	return f
 }
 
+// keyGuardCases are the refusals of the class key guard, decided with guardSet.
+var keyGuardCases = []struct {
+	name, check, key, render, message string
+	pod                               *decision.Facts
+}{
+	{"a dot-dot segment the raw prefix would let through", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/../payments/app": it has a ".." segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
+		classPod("billing", "tenant-consul", "key", "apps/billing/../payments/app")},
+	{"a percent-escaped dot-dot", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/%2e%2e/payments/app": it has a %-escape, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
+		classPod("billing", "tenant-consul", "key", "apps/billing/%2e%2e/payments/app")},
+	{"a dot segment", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/./app": it has a "." segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
+		classPod("billing", "tenant-consul", "key", "apps/billing/./app")},
+	{"a double slash", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing//app": it has an empty segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
+		classPod("billing", "tenant-consul", "key", "apps/billing//app")},
+	{"a trailing slash", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/": it has an empty segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
+		classPod("billing", "tenant-consul", "key", "apps/billing/")},
+	{"namespace bill reading apps/billing through a prefix without a trailing slash", "class.key-prefix", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/app": the cluster class bare-prefix only serves keys under apps/bill`,
+		classPod("bill", "bare-prefix", "key", "apps/billing/app")},
+	{"namespace bill reading apps/billing through a prefix with a trailing slash", "class.key-prefix", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/app": the cluster class slash-prefix only serves keys under apps/bill/`,
+		classPod("bill", "slash-prefix", "key", "apps/billing/app")},
+	{"an absolute key under a relative prefix", "class.key-prefix", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "/apps/billing/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
+		classPod("billing", "tenant-consul", "key", "/apps/billing/app")},
+	{"a pod naming the class's token Secret itself instead of the class", "class.key-prefix", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/payments/app": dynamic-config.rs/token-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
+		secretPod("token-secret", "consul-token/token", "key", "apps/payments/app")},
+	{"a pod naming the class's token Secret as its password", "class.key-prefix", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/payments/app": dynamic-config.rs/password-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
+		secretPod("password-secret", "consul-token/token", "key", "apps/payments/app")},
+	{"a named render naming the class's token Secret, beside a default render naming the class", "class.key-prefix", "dynamic-config.rs/key.cache", "cache",
+		`dynamic-config.rs/key.cache is "apps/payments/cache": dynamic-config.rs/token-secret.cache names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
+		classPod("billing", "tenant-consul", "source.cache", "consul", "endpoint.cache", "http://consul.infra.svc:8500",
+			"token-secret.cache", "consul-token/token", "key.cache", "apps/payments/cache", "path.cache", "/config/cache.json")},
+	{"a pod naming the class's token Secret with a dot-dot key", "class.key-segment", "dynamic-config.rs/key", "",
+		`dynamic-config.rs/key is "apps/billing/../payments/app": it has a ".." segment, and dynamic-config.rs/token-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only plain keys under apps/billing/, shared/ are served (no "." or ".." segment, no empty segment, no %-escape)`,
+		secretPod("token-secret", "consul-token/token", "key", "apps/billing/../payments/app")},
+	{"a pod-chosen endpoint next to the class's credential", "class.credential-endpoint", "dynamic-config.rs/endpoint", "",
+		`dynamic-config.rs/endpoint is "https://collector.example:8200", but dynamic-config.rs/token-secret would come from the class billing/team-vault (billing-vault-token/token), and a class's credential is used only with the class's endpoint (https://vault.billing.svc:8200): drop dynamic-config.rs/endpoint, or name a credential of your own with dynamic-config.rs/token-secret`,
+		classPod("billing", "team-vault", "endpoint", "https://collector.example:8200")},
+	{"a pod-chosen endpoint Secret next to the class's credential", "class.credential-endpoint", "dynamic-config.rs/endpoint-secret", "",
+		`dynamic-config.rs/endpoint-secret is "vault-addr/url", but dynamic-config.rs/token-secret would come from the class billing/team-vault (billing-vault-token/token), and a class's credential is used only with the class's endpoint (https://vault.billing.svc:8200): drop dynamic-config.rs/endpoint-secret, or name a credential of your own with dynamic-config.rs/token-secret`,
+		classPod("billing", "team-vault", "endpoint-secret", "vault-addr/url")},
+	{"a pod-chosen endpoint next to a cluster class's credential, redacted", "class.credential-endpoint", "dynamic-config.rs/endpoint", "",
+		`dynamic-config.rs/endpoint is "http://…@collector:8500", but dynamic-config.rs/token-secret would come from the class tenant-consul (consul-token/token), and a class's credential is used only with the class's endpoint (http://consul.infra.svc:8500): drop dynamic-config.rs/endpoint, or name a credential of your own with dynamic-config.rs/token-secret`,
+		classPod("billing", "tenant-consul", "endpoint", "http://u:p@collector:8500")},
+}
+
 func TestTheClassKeyGuardRefuses(t *testing.T) {
-	tests := []struct {
-		name, check, key, render, message string
-		pod                               *decision.Facts
-	}{
-		{"a dot-dot segment the raw prefix would let through", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/../payments/app": it has a ".." segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
-			classPod("billing", "tenant-consul", "key", "apps/billing/../payments/app")},
-		{"a percent-escaped dot-dot", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/%2e%2e/payments/app": it has a %-escape, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
-			classPod("billing", "tenant-consul", "key", "apps/billing/%2e%2e/payments/app")},
-		{"a dot segment", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/./app": it has a "." segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
-			classPod("billing", "tenant-consul", "key", "apps/billing/./app")},
-		{"a double slash", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing//app": it has an empty segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
-			classPod("billing", "tenant-consul", "key", "apps/billing//app")},
-		{"a trailing slash", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/": it has an empty segment, and the cluster class tenant-consul only serves plain keys under apps/billing/, shared/ (no "." or ".." segment, no empty segment, no %-escape)`,
-			classPod("billing", "tenant-consul", "key", "apps/billing/")},
-		{"namespace bill reading apps/billing through a prefix without a trailing slash", "class.key-prefix", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/app": the cluster class bare-prefix only serves keys under apps/bill`,
-			classPod("bill", "bare-prefix", "key", "apps/billing/app")},
-		{"namespace bill reading apps/billing through a prefix with a trailing slash", "class.key-prefix", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/app": the cluster class slash-prefix only serves keys under apps/bill/`,
-			classPod("bill", "slash-prefix", "key", "apps/billing/app")},
-		{"an absolute key under a relative prefix", "class.key-prefix", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "/apps/billing/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
-			classPod("billing", "tenant-consul", "key", "/apps/billing/app")},
-		{"a pod naming the class's token Secret itself instead of the class", "class.key-prefix", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/payments/app": dynamic-config.rs/token-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
-			secretPod("token-secret", "consul-token/token", "key", "apps/payments/app")},
-		{"a pod naming the class's token Secret as its password", "class.key-prefix", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/payments/app": dynamic-config.rs/password-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
-			secretPod("password-secret", "consul-token/token", "key", "apps/payments/app")},
-		{"a named render naming the class's token Secret, beside a default render naming the class", "class.key-prefix", "dynamic-config.rs/key.cache", "cache",
-			`dynamic-config.rs/key.cache is "apps/payments/cache": dynamic-config.rs/token-secret.cache names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only keys under apps/billing/, shared/ are served`,
-			classPod("billing", "tenant-consul", "source.cache", "consul", "endpoint.cache", "http://consul.infra.svc:8500",
-				"token-secret.cache", "consul-token/token", "key.cache", "apps/payments/cache", "path.cache", "/config/cache.json")},
-		{"a pod naming the class's token Secret with a dot-dot key", "class.key-segment", "dynamic-config.rs/key", "",
-			`dynamic-config.rs/key is "apps/billing/../payments/app": it has a ".." segment, and dynamic-config.rs/token-secret names consul-token/token, the token Secret of the cluster class tenant-consul, and with it only plain keys under apps/billing/, shared/ are served (no "." or ".." segment, no empty segment, no %-escape)`,
-			secretPod("token-secret", "consul-token/token", "key", "apps/billing/../payments/app")},
-		{"a pod-chosen endpoint next to the class's credential", "class.credential-endpoint", "dynamic-config.rs/endpoint", "",
-			`dynamic-config.rs/endpoint is "https://collector.example:8200", but dynamic-config.rs/token-secret would come from the class billing/team-vault (billing-vault-token/token), and a class's credential is used only with the class's endpoint (https://vault.billing.svc:8200): drop dynamic-config.rs/endpoint, or name a credential of your own with dynamic-config.rs/token-secret`,
-			classPod("billing", "team-vault", "endpoint", "https://collector.example:8200")},
-		{"a pod-chosen endpoint Secret next to the class's credential", "class.credential-endpoint", "dynamic-config.rs/endpoint-secret", "",
-			`dynamic-config.rs/endpoint-secret is "vault-addr/url", but dynamic-config.rs/token-secret would come from the class billing/team-vault (billing-vault-token/token), and a class's credential is used only with the class's endpoint (https://vault.billing.svc:8200): drop dynamic-config.rs/endpoint-secret, or name a credential of your own with dynamic-config.rs/token-secret`,
-			classPod("billing", "team-vault", "endpoint-secret", "vault-addr/url")},
-		{"a pod-chosen endpoint next to a cluster class's credential, redacted", "class.credential-endpoint", "dynamic-config.rs/endpoint", "",
-			`dynamic-config.rs/endpoint is "http://…@collector:8500", but dynamic-config.rs/token-secret would come from the class tenant-consul (consul-token/token), and a class's credential is used only with the class's endpoint (http://consul.infra.svc:8500): drop dynamic-config.rs/endpoint, or name a credential of your own with dynamic-config.rs/token-secret`,
-			classPod("billing", "tenant-consul", "endpoint", "http://u:p@collector:8500")},
-	}
-	for _, tt := range tests {
+	for _, tt := range keyGuardCases {
 		t.Run(tt.name, func(t *testing.T) {
 			d := DecideWithClasses(installation.Empty(), guardSet, tt.pod)
 			r := mustRefuse(t, d)
