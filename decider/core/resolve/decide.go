@@ -230,17 +230,22 @@ func withDeprecations(warnings []decision.Warning, s *state) []decision.Warning 
 		return warnings
 	}
 	sortWarnings(deprecated)
-	at := len(warnings)
-	for i, w := range warnings {
-		if len(w.Message) > len(`render "`) && w.Message[:len(`render "`)] == `render "` {
-			at = i
-			break
-		}
-	}
+	at := firstNamedRenderWarning(warnings)
 	out := make([]decision.Warning, 0, len(warnings)+len(deprecated))
 	out = append(out, warnings[:at]...)
 	out = append(out, deprecated...)
 	return append(out, warnings[at:]...)
+}
+
+// firstNamedRenderWarning is the index of the first warning of a named
+// render (its Render set), len(warnings) when there is none.
+func firstNamedRenderWarning(warnings []decision.Warning) int {
+	for i := range warnings {
+		if warnings[i].Render != "" {
+			return i
+		}
+	}
+	return len(warnings)
 }
 
 func sortWarnings(w []decision.Warning) {

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
@@ -143,8 +144,8 @@ func TestWarningsFollowTheRuleOrderThenTheNamedRenders(t *testing.T) {
 	}
 	for k, w := range d.Warnings {
 		named := k >= 5
-		if w.Code != want[k] || named != (len(w.Message) > 16 && w.Message[:16] == `render "cache": `) {
-			t.Errorf("warning %d: %s %q", k, w.Code, w.Message)
+		if w.Code != want[k] || named != (w.Render == "cache") || named != strings.HasPrefix(w.Message, `render "cache": `) {
+			t.Errorf("warning %d: %s render %q %q", k, w.Code, w.Render, w.Message)
 		}
 	}
 	if got := d.Warnings[5].Message; got != `render "cache": file-mode is world-readable (0604): anything that can read the volume can read the rendered document; 0640 or 0600 keeps it to owner and group` {
