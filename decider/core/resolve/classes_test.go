@@ -56,7 +56,7 @@ var classRefusalCases = []struct {
 func TestClassRefusals(t *testing.T) {
 	for _, tt := range classRefusalCases {
 		t.Run(tt.name, func(t *testing.T) {
-			d := DecideWithClasses(installation.Empty(), tt.cls, tt.pod)
+			d := Decide(installation.Empty(), tt.cls, tt.pod)
 			if d.Outcome != decision.OutcomeRefuse {
 				t.Fatalf("outcome %v, want a refusal", d.Outcome)
 			}
@@ -76,7 +76,7 @@ func TestClassRefusals(t *testing.T) {
 }
 
 func TestANamespacedClassFillsSourceEndpointAndTokenSecretWithClassProvenance(t *testing.T) {
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app"))
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app"))
 	mustInject(t, d)
 	for knob, want := range map[string]string{"source": "vault", "endpoint": "https://vault.billing.svc:8200", "token-secret": "billing-vault-token/token"} {
 		v := resolved(t, d, "", knob)
@@ -93,7 +93,7 @@ func TestANamespacedClassFillsSourceEndpointAndTokenSecretWithClassProvenance(t 
 }
 
 func TestPodValuesWinOverTheClass(t *testing.T) {
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
 		"endpoint", "https://canary:8200", "token-secret", "mine/vault"))
 	mustInject(t, d)
 	if v := resolved(t, d, "", "endpoint"); v.Value != "https://canary:8200" || v.Tier != decision.TierAnnotation {
@@ -110,7 +110,7 @@ func TestPodValuesWinOverTheClass(t *testing.T) {
 func TestEndpointSecretBlocksTheClassEndpoint(t *testing.T) {
 	// The pod brings its own credential: a class credential next to a
 	// pod-chosen address is class.credential-endpoint (keyguard_test.go).
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
 		"endpoint-secret", "vault-addr/url", "token-secret", "vault-token/token"))
 	mustInject(t, d)
 	if v := resolved(t, d, "", "endpoint"); v.Set {
@@ -120,7 +120,7 @@ func TestEndpointSecretBlocksTheClassEndpoint(t *testing.T) {
 
 func TestAClusterClassServesEveryNamespaceAndKeysUnderItsPrefixes(t *testing.T) {
 	for _, ns := range []string{"billing", "payments"} {
-		d := DecideWithClasses(installation.Empty(), classSet, classPod(ns, "tenant-consul"))
+		d := Decide(installation.Empty(), classSet, classPod(ns, "tenant-consul"))
 		mustInject(t, d)
 		if v := resolved(t, d, "", "endpoint"); v.Class != "ClusterDynamicConfigClass tenant-consul" {
 			t.Errorf("%s: endpoint %+v", ns, v)
@@ -131,7 +131,7 @@ func TestAClusterClassServesEveryNamespaceAndKeysUnderItsPrefixes(t *testing.T) 
 func TestTheStatusMarkSkipsClassResolution(t *testing.T) {
 	f := classPod("payments", "no-such-class", "status", "injected")
 	f.Containers = append(f.Containers, decision.Container{Name: "dynamic-config-agent"})
-	d := DecideWithClasses(installation.Empty(), classSet, f)
+	d := Decide(installation.Empty(), classSet, f)
 	if d.Outcome != decision.OutcomeSkip || d.SkipReason != decision.SkipAlreadyInjected || d.ClassesRevision != "" {
 		t.Fatalf("decision %+v", d)
 	}
@@ -139,7 +139,7 @@ func TestTheStatusMarkSkipsClassResolution(t *testing.T) {
 
 func TestAClassFilledValueMeetsTheInstallationPinAsAPodValueWould(t *testing.T) {
 	inst := load(t, "storeDefaults:\n  vault: \"endpoint=https://vault.central:8200!\"\n")
-	d := DecideWithClasses(inst, classSet, classPod("billing", "team-vault"))
+	d := Decide(inst, classSet, classPod("billing", "team-vault"))
 	if d.Outcome != decision.OutcomeRefuse || d.Refusals[0].Check != "pin.endpoint" {
 		t.Fatalf("decision %+v", d.Refusals)
 	}

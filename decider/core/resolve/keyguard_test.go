@@ -88,7 +88,7 @@ var keyGuardCases = []struct {
 func TestTheClassKeyGuardRefuses(t *testing.T) {
 	for _, tt := range keyGuardCases {
 		t.Run(tt.name, func(t *testing.T) {
-			d := DecideWithClasses(installation.Empty(), guardSet, tt.pod)
+			d := Decide(installation.Empty(), guardSet, tt.pod)
 			r := mustRefuse(t, d)
 			if r.Check != tt.check || r.Key != tt.key || r.Render != tt.render || r.HTTPCode != 403 || r.Slug != SlugPolicy {
 				t.Errorf("refusal %s key %q render %q %d %s; want %s key %q render %q 403 %s", r.Check, r.Key, r.Render, r.HTTPCode, r.Slug,
@@ -122,7 +122,7 @@ func TestTheClassKeyGuardAdmits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mustInject(t, DecideWithClasses(installation.Empty(), guardSet, tt.pod))
+			mustInject(t, Decide(installation.Empty(), guardSet, tt.pod))
 		})
 	}
 }
@@ -138,12 +138,12 @@ func TestAPinnedTokenSecretOfAGuardedClassBringsTheClassGuardToEveryPod(t *testi
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if r := mustRefuse(t, DecideWithClasses(inst, guardSet, tt.pod)); r.Check != tt.check {
+			if r := mustRefuse(t, Decide(inst, guardSet, tt.pod)); r.Check != tt.check {
 				t.Errorf("refusal %s (%s), want %s", r.Check, r.Message, tt.check)
 			}
 		})
 	}
-	mustInject(t, DecideWithClasses(inst, guardSet, secretPod("key", "apps/billing/app")))
+	mustInject(t, Decide(inst, guardSet, secretPod("key", "apps/billing/app")))
 }
 
 // A class with many long prefixes is refused with its prefixes cut to the
@@ -154,7 +154,7 @@ func TestAKeyGuardRefusalCutsALongPrefixList(t *testing.T) {
 		prefixes[i] = fmt.Sprintf("apps/{namespace}/%03d-%s/", i, strings.Repeat("x", 100))
 	}
 	set := classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "many", Source: "consul", Endpoint: "http://consul:8500", KeyPrefixes: prefixes}})
-	r := mustRefuse(t, DecideWithClasses(installation.Empty(), set, classPod("billing", "many", "key", "other/app")))
+	r := mustRefuse(t, Decide(installation.Empty(), set, classPod("billing", "many", "key", "other/app")))
 	if r.Check != "class.key-prefix" {
 		t.Fatalf("refusal %s, want class.key-prefix: %s", r.Check, r.Message)
 	}

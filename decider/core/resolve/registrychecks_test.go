@@ -20,16 +20,16 @@ func emittedChecks(t *testing.T) map[string]bool {
 		}
 	}
 	for _, c := range checkCases {
-		add(Decide(load(t, c.doc, c.env...), c.pod))
+		add(Decide(load(t, c.doc, c.env...), nil, c.pod))
 	}
 	for _, c := range classRefusalCases {
-		add(DecideWithClasses(installation.Empty(), c.cls, c.pod))
+		add(Decide(installation.Empty(), c.cls, c.pod))
 	}
 	for _, c := range keyGuardCases {
-		add(DecideWithClasses(installation.Empty(), guardSet, c.pod))
+		add(Decide(installation.Empty(), guardSet, c.pod))
 	}
 	for _, c := range storeShapedPins {
-		add(Decide(load(t, c.doc()), c.pod(c.other)))
+		add(Decide(load(t, c.doc()), nil, c.pod(c.other)))
 	}
 	return emitted
 }

@@ -18,7 +18,7 @@ func TestANamedRendersWarningsNameItsRender(t *testing.T) {
 		"file-mode.cache", "0o604", "watch-seconds.cache", "1", "tls-skip-verify.cache", "true", "auth.cache", "kubernetes")
 	automount := false
 	pod.AutomountServiceAccountToken = &automount
-	d := Decide(inst, pod)
+	d := Decide(inst, nil, pod)
 	mustInject(t, d)
 	want := []struct{ code, render string }{
 		{"volume-disk", ""}, {"tls-skip-verify", ""},
