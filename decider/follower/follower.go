@@ -93,7 +93,7 @@ type Follower struct {
 	connected      bool
 	lastAck        time.Time
 	nack           *deciderv1.FollowerNack
-	stale          bool
+	stale          bool // as last reported (checkStale); Stale() reads the clock itself
 	outage         bool // the WARN of this outage was written
 }
 
@@ -344,13 +344,24 @@ func (f *Follower) watchStale(ctx context.Context) {
 	}
 }
 
-// checkStale updates the stale flag; a change is logged and reported.
+// staleAt reports whether, at now, no snapshot or heartbeat came for longer
+// than --max-stale (never with MaxStale 0, nor before the first word). The
+// caller holds mu.
+func (f *Follower) staleAt(now time.Time) bool {
+	return f.cfg.MaxStale > 0 && !f.lastSync.IsZero() && now.Sub(f.lastSync) > f.cfg.MaxStale
+}
+
+// checkStale updates the stale flag; a change is logged, counted
+// (dynamic_config_follower_stale) and reported to OnChange (the health).
+// It runs where staleness changes — every word from the leader, the saved
+// state at start, and the follower's own ticker (watchStale) — never on the
+// decision path.
 func (f *Follower) checkStale() {
 	if f.cfg.MaxStale <= 0 {
 		return
 	}
 	f.mu.Lock()
-	stale := !f.lastSync.IsZero() && f.cfg.Now().Sub(f.lastSync) > f.cfg.MaxStale
+	stale := f.staleAt(f.cfg.Now())
 	changed := stale != f.stale
 	f.stale = stale
 	last := f.lastSync
@@ -369,12 +380,14 @@ func (f *Follower) checkStale() {
 }
 
 // Stale reports whether the follower is past --max-stale: it then refuses
-// to decide (Decide answers UNAVAILABLE) and is not ready.
+// to decide (Decide answers UNAVAILABLE) and is not ready. It reads the
+// clock against the last word from the leader and writes nothing: the log
+// line, the metric and the health change of a flip are checkStale's, which
+// the follower's own ticker runs within a second of it.
 func (f *Follower) Stale() bool {
-	f.checkStale()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.stale
+	return f.staleAt(f.cfg.Now())
 }
 
 // Serving reports whether the follower holds an installation and is not
