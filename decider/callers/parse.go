@@ -280,4 +280,10 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 	}
 	p.seen[digest] = fmt.Sprintf("line %d", v.Line)
 	p.set.credentials = append(p.set.credentials, credential{kind: k.Value, digest: digest, caller: caller})
+	if k.Value == KindTokenSHA256 {
+		if p.set.tokens == nil {
+			p.set.tokens = map[[sha256.Size]byte]struct{}{}
+		}
+		p.set.tokens[tokenKey(digest)] = struct{}{}
+	}
 }
