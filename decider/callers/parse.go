@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,6 +22,9 @@ type Options struct {
 	// ClientCertificates says the decider verifies client certificates
 	// (--tls-client-ca); without it a certificate identity can never match.
 	ClientCertificates bool
+	// Settle is how long a changed file must stay the same before it is
+	// put in force (0: stablefile.DefaultSettle).
+	Settle time.Duration
 }
 
 // Problems is a callers file that does not validate: every problem, in
