@@ -159,7 +159,7 @@ func (f *Follower) Start() {
 	if f.cfg.StateDir == "" {
 		return
 	}
-	st, err := readState(f.cfg.StateDir)
+	st, err := readState(f.cfg.StateDir, f.cfg.Now())
 	if errors.Is(err, errNoState) {
 		f.cfg.Logger.Info("no state yet: not serving until the first snapshot", "state_dir", f.cfg.StateDir)
 		return
