@@ -164,7 +164,7 @@ func TestInPlaceRewritesUnderLoadPutNoDecisionFromAPartialFile(t *testing.T) {
 		}
 		testfile.RewriteInPlace(t, doc, docContent, 64<<10, 2*time.Millisecond)
 		testfile.RewriteInPlace(t, callersPath, callersContent, 8<<10, 40*time.Millisecond) // about 1 s: the decider checks it every second
-		time.Sleep(500 * time.Millisecond) // the whole files settle and are put in force
+		time.Sleep(500 * time.Millisecond)                                                  // the whole files settle and are put in force
 	}
 	close(stop)
 	load.Wait()
