@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -26,8 +25,9 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+	"github.com/dynamic-config-admission/dynamic-config/internal/opslistener"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
@@ -177,7 +177,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "decider: metrics listener: %v\n", err)
 			return exitUsage
 		}
-		metricsErr = serveHTTP(opsCtx, lis, opsHandler(server.MetricsHandler(reg, d.server.Ready), f.pprof), logger, f.shutdownGrace)
+		metricsErr = opslistener.Serve(opsCtx, lis, opsHandler(server.MetricsHandler(reg, d.server.Ready), f.pprof), logger, f.shutdownGrace)
 		logger.Info("metrics listening", "addr", lis.Addr().String(), "pprof", f.pprof)
 	}
 
@@ -383,38 +383,6 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 func (d *runningDecider) shutdown(grace time.Duration) {
 	d.server.Shutdown(grace)
 	<-d.done
-}
-
-// serveHTTP serves h on lis until ctx ends, then drains for up to grace.
-// The returned channel yields the server's failure, or nil after the drain.
-func serveHTTP(ctx context.Context, lis net.Listener, h http.Handler, logger *slog.Logger, grace time.Duration) <-chan error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	out := make(chan error, 1)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	go func() {
-		select {
-		case err := <-served:
-			out <- err
-			return
-		case <-ctx.Done():
-		}
-		drain, cancel := context.WithTimeout(context.Background(), grace)
-		defer cancel()
-		if err := srv.Shutdown(drain); err != nil {
-			srv.Close()
-		}
-		<-served //nolint:errcheck // waiting for Serve to return after Shutdown; its error is the shutdown's
-		out <- nil
-	}()
-	return out
 }
 
 // checkCallerFlags validates --cluster-name and its pairing with --callers.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 // TestTheDeciderWaitsForItsPairAndReReadsItsClientCA is the decider under

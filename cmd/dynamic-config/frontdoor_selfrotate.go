@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 )
 
 // inClusterNamespaceFile holds the pod's namespace under a service account.

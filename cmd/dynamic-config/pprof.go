@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
+	"github.com/dynamic-config-admission/dynamic-config/internal/opslistener"
 )
 
 // errPprofWithoutMetrics refuses --pprof without a metrics listener: the
@@ -17,7 +17,7 @@ func errPprofWithoutMetrics(cmd string) error {
 // /debug/pprof/ when --pprof is set.
 func opsHandler(h http.Handler, pprof bool) http.Handler {
 	if pprof {
-		return httpserver.WithPprof(h)
+		return opslistener.WithPprof(h)
 	}
 	return h
 }

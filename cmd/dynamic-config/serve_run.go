@@ -15,11 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/opslistener"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
@@ -100,7 +101,7 @@ func (s *serveFlags) serveMetrics(ctx context.Context, d *runningDecider, pair *
 	// The bound address: with port 0 only it says where to scrape.
 	metricsAddr := mlis.Addr().String()
 	ready := func() bool { return d.server.Ready() && (pair == nil || pair.Loaded()) }
-	metricsErr := serveHTTP(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), s.pprof), logger, serveShutdownGrace)
+	metricsErr := opslistener.Serve(ctx, mlis, opsHandler(server.MetricsHandler(reg, ready), s.pprof), logger, serveShutdownGrace)
 	logger.Info("metrics listening", "addr", metricsAddr, "pprof", s.pprof)
 	return metricsAddr, metricsErr, nil
 }

@@ -67,8 +67,6 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
@@ -76,6 +74,8 @@ import (
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 const casesDir = "testdata/cases"

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/grpc/credentials"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 )
 
 // clientTLS builds the transport credentials: the CA (or the system roots),
