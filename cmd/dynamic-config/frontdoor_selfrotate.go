@@ -6,9 +6,6 @@ import (
 	frontdoord "github.com/dynamic-config-admission/dynamic-config/frontdoor/daemon"
 )
 
-// inClusterNamespaceFile holds the pod's namespace under a service account.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
-
 // selfRotateFlags are the front door's tls.mode selfRotate flags: the only
 // ones that make it talk to the API server (off by default).
 type selfRotateFlags struct {

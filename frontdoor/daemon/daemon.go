@@ -158,7 +158,7 @@ func (f *Frontdoor) serve(ctx context.Context, cancel context.CancelFunc, srv *h
 	close(f.done)
 	cancel()
 	for ; running > 1; running-- {
-		<-errc
+		<-errc //nolint:errcheck // the other listener's drain after the failure reported above
 	}
 	dc.Close()
 }
