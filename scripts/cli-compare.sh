@@ -20,9 +20,11 @@
 # README's review) and stopped with SIGTERM.
 #
 # Before comparing, what differs from run to run is masked in both outputs
-# alike: log timestamps and GetInstallation's loadedAt, loopback ports,
-# decision ids (random UUIDs), serve's temporary directory, the VCS revision
-# of `version -o json`, and the second space protojson puts after a colon in
+# alike: log timestamps, durations and GetInstallation's loadedAt, loopback
+# ports, decision ids (random UUIDs), serve's temporary directory and the
+# addr file's temporary name, the VCS revision of `version -o json`; lines
+# that race the process's exit are dropped (the health watch's end, and the
+# watch of serve's temporary directory removed at exit); and the second space protojson puts after a colon in
 # some binaries and not in others (google.golang.org/protobuf/internal/detrand:
 # its output is unstable between builds by design).
 #
@@ -61,6 +63,10 @@ mask() {
 		-e 's/"revision": "[0-9a-f]{40}"/"revision": "<vcs>"/' \
 		-e 's/"loadedAt": +"[^"]*"/"loadedAt": "T"/' \
 		-e 's/": {2}/": /g' \
+		-e 's/\.addr-[0-9]+/.addr-N/g' \
+		-e 's/(duration_us|duration_ms|rpc_ms)(=|":)[0-9.]+/\1\2N/g' \
+		-e '/grpc\.health\.v1\.Health/d' \
+		-e '/installation watch: cannot watch the document.s directory.*dynamic-config-serve-X/d' \
 		-e '/"modified": true,?/d'
 }
 
