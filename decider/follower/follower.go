@@ -72,7 +72,7 @@ const MinMaxStale = 3 * LeaderHeartbeat
 func CheckMaxStale(d time.Duration) error {
 	switch {
 	case d < 0:
-		return fmt.Errorf("--max-stale is %s: 0 (never) or more", d)
+		return fmt.Errorf("--max-stale is %s: 0 (never) or at least %s, three of the leader's %s heartbeats", d, MinMaxStale, LeaderHeartbeat)
 	case d > 0 && d < MinMaxStale:
 		return fmt.Errorf("--max-stale is %s: 0 (never) or at least %s, three of the leader's %s heartbeats; a shorter one turns a follower of a healthy leader stale between two heartbeats",
 			d, MinMaxStale, LeaderHeartbeat)

@@ -12,6 +12,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -38,6 +39,19 @@ func Ask(ctx context.Context, addr string, cfg client.Config, timeout time.Durat
 	defer cancel()
 	resp, err := c.GetInstallation(ctx, &deciderv1.GetInstallationRequest{})
 	return Replica{addr: addr, resp: resp, err: err}
+}
+
+// AskAll asks every replica at once (Ask), each over the client
+// configuration config gives for its address, and returns their answers
+// in the order of addrs.
+func AskAll(ctx context.Context, addrs []string, config func(addr string) client.Config, timeout time.Duration) []Replica {
+	replicas := make([]Replica, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Go(func() { replicas[i] = Ask(ctx, addr, config(addr), timeout) })
+	}
+	wg.Wait()
+	return replicas
 }
 
 // WriteReplicas prints the table and the verdict, and reports whether

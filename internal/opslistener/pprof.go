@@ -1,4 +1,4 @@
-package httpserver
+package opslistener
 
 import (
 	"net/http"

@@ -1,31 +1,33 @@
-package main
+package inject_test
 
 // Door-level proofs of the environment-variable policy (spec 05, issue 6):
 // the truth tables of §4.1/§4.2 through the HTTPS front door's /validate
-// (real httpserver and handler, real decider over loopback gRPC) and
-// through `dynamic-config inject -o review`; workloads of every kind, the
-// ephemeral-containers subresource, UPDATE, modes, targets and the
-// workload-annotation warning through /validate; an injected pod refused
-// for its fleet agentEnv (§6, §8); and a decider that refuses to start on
-// an invalid policy, listing every problem (§2.2).
+// (frontdoor/daemon before a decider/daemon over loopback gRPC:
+// test/loopback) and through this door's -o review (Documents over the
+// offline engine); workloads of every kind, the ephemeral-containers
+// subresource, UPDATE, modes, targets and the workload-annotation warning
+// through /validate; and an injected pod refused for its fleet agentEnv
+// (§6, §8). A decider that refuses to start on an invalid policy is
+// decider/daemon's test.
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/doors/inject"
+	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/test/cases"
+	"github.com/dynamic-config-admission/dynamic-config/test/loopback"
 )
 
 // The refusal status of spec 05 §5.
@@ -167,9 +169,9 @@ func envPodReview(namespace string, pod []byte) envReviewOf {
 }
 
 // validate posts a review to the HTTPS front door's /validate.
-func (d *clusterDoor) envValidate(t *testing.T, r envReviewOf) *review.Response {
+func envValidate(t *testing.T, d *loopback.Cluster, r envReviewOf) *review.Response {
 	t.Helper()
-	resp, _, err := d.door(handler.PathValidate, r.body(t))
+	resp, _, err := d.Door(handler.PathValidate, r.body(t))
 	if err != nil {
 		t.Fatalf("/validate: %v", err)
 	}
@@ -202,36 +204,50 @@ func envExpectDecided(t *testing.T, got *review.Response, inst *installation.Ins
 	if got.AuditAnnotations["revision"] != inst.Revision {
 		t.Errorf("the answer does not carry the decider's revision %s: %s", inst.Revision, review.Encode(got))
 	}
-	if !decisionIDPattern.MatchString(got.AuditAnnotations["decision-id"]) {
+	if !cases.DecisionIDPattern.MatchString(got.AuditAnnotations["decision-id"]) {
 		t.Errorf("the answer does not carry the decision id next to the revision: %s", review.Encode(got))
 	}
 }
 
-// envInject runs `dynamic-config inject -o review` on one pod and returns
-// the answer; it checks the exit code and the stderr line against it.
+// envInject runs the pod through this door with -o review (Documents, then
+// WriteOutput) and returns the answer; it checks the door's line for the
+// pod against the answer, as the command prints it.
 func envInject(t *testing.T, installationPath, namespace string, pod []byte) *review.Response {
 	t.Helper()
 	podPath := filepath.Join(t.TempDir(), "pod.json")
 	if err := os.WriteFile(podPath, pod, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"inject", "-f", podPath, "--installation", installationPath, "--no-env",
-		"-n", namespace, "-o", "review"}, strings.NewReader(""), &stdout, &stderr)
-	if code != exitOK && code != exitRefused {
-		t.Fatalf("inject exited %d: %s", code, stderr.String())
-	}
-	got, err := review.DecodeAnswer(stdout.Bytes())
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: installationPath, DocumentExplicit: true})
 	if err != nil {
-		t.Fatalf("inject -o review printed %q: %v", stdout.String(), err)
+		t.Fatal(err)
 	}
-	if (code == exitRefused) == got.Allowed {
-		t.Fatalf("inject exited %d for allowed=%v", code, got.Allowed)
+	docs, err := manifest.Read("inject", []string{podPath}, nil, inject.Admit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := inject.Documents(inst, nil, docs, namespace, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, lines bytes.Buffer
+	if err := inject.WriteOutput(&out, results, "review"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := review.DecodeAnswer(out.Bytes())
+	if err != nil {
+		t.Fatalf("-o review wrote %q: %v", out.String(), err)
+	}
+	if results[0].Refused() == got.Allowed {
+		t.Fatalf("refused=%v for allowed=%v", results[0].Refused(), got.Allowed)
+	}
+	for _, target := range results[0].Targets {
+		inject.WriteLine(&lines, podPath, target, false)
 	}
 	if !got.Allowed && got.Status != nil {
 		line := podPath + ": refused (" + got.Status.Reason + " 403): " + got.Status.Message + "\n"
-		if !strings.HasPrefix(stderr.String(), line) {
-			t.Errorf("stderr %q, want it to start with %q", stderr.String(), line)
+		if !strings.HasPrefix(lines.String(), line) {
+			t.Errorf("the line %q, want it to start with %q", lines.String(), line)
 		}
 	}
 	return got
@@ -364,12 +380,12 @@ func envTruthTables() []envTruthCase {
 // TestEnvPolicyTruthTablesHoldThroughTheHTTPFrontDoor sends every cell to
 // the HTTPS /validate of a front door that asks a real decider over gRPC.
 func TestEnvPolicyTruthTablesHoldThroughTheHTTPFrontDoor(t *testing.T) {
-	cluster := startClusterDoor(t)
+	cluster := loopback.Start(t)
 	for _, c := range envTruthTables() {
 		t.Run(c.name, func(t *testing.T) {
 			_, inst := envInstallation(t, envRuleDocument(c.reject, c.listed))
-			cluster.store.Swap(inst)
-			got := cluster.envValidate(t, envPodReview(envTeam, envPod(t, envTeam, c.spread)))
+			cluster.Use(inst, nil)
+			got := envValidate(t, cluster, envPodReview(envTeam, envPod(t, envTeam, c.spread)))
 			envExpectDenial(t, got, c.denial)
 			envExpectDecided(t, got, inst)
 		})
@@ -377,7 +393,7 @@ func TestEnvPolicyTruthTablesHoldThroughTheHTTPFrontDoor(t *testing.T) {
 }
 
 // TestEnvPolicyTruthTablesHoldThroughInjectReview runs every cell through
-// `dynamic-config inject -o review`: the pods carry no dynamic-config.rs/
+// this door's -o review: the pods carry no dynamic-config.rs/
 // annotation, so nothing is injected and the policy judges the pod as given.
 func TestEnvPolicyTruthTablesHoldThroughInjectReview(t *testing.T) {
 	for _, c := range envTruthTables() {
@@ -463,7 +479,7 @@ func envProxyDenial(kind string) string {
 // kind keeps it, UPDATE without an env change passes without an RPC, the
 // three modes, and the workload-annotation warning.
 func TestEnvPolicyJudgesEveryWorkloadKindThroughTheHTTPFrontDoor(t *testing.T) {
-	cluster := startClusterDoor(t)
+	cluster := loopback.Start(t)
 	_, enforce := envInstallation(t, envProxyDocument("", ""))
 	_, warn := envInstallation(t, envProxyDocument("", "warn"))
 	_, audit := envInstallation(t, envProxyDocument("", "audit"))
@@ -500,8 +516,8 @@ func TestEnvPolicyJudgesEveryWorkloadKindThroughTheHTTPFrontDoor(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(k.kind+": "+tt.name, func(t *testing.T) {
-				cluster.store.Swap(tt.inst)
-				got := cluster.envValidate(t, tt.review)
+				cluster.Use(tt.inst, nil)
+				got := envValidate(t, cluster, tt.review)
 				if tt.warning != "" || tt.audit != "" {
 					if !got.Allowed || got.Status != nil {
 						t.Fatalf("want allowed, got %s", review.Encode(got))
@@ -531,7 +547,7 @@ func TestEnvPolicyJudgesEveryWorkloadKindThroughTheHTTPFrontDoor(t *testing.T) {
 // side of spec 05 §1: the ephemeral-containers subresource, a Pod's own
 // annotations (no workload warning), and targets [pods] / [workloads].
 func TestEnvPolicyJudgesPodsAndTargetsThroughTheHTTPFrontDoor(t *testing.T) {
-	cluster := startClusterDoor(t)
+	cluster := loopback.Start(t)
 	_, both := envInstallation(t, envProxyDocument("", ""))
 	_, pods := envInstallation(t, envProxyDocument("[pods]", ""))
 	_, workloads := envInstallation(t, envProxyDocument("[workloads]", ""))
@@ -582,8 +598,8 @@ func TestEnvPolicyJudgesPodsAndTargetsThroughTheHTTPFrontDoor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cluster.store.Swap(tt.inst)
-			got := cluster.envValidate(t, tt.review)
+			cluster.Use(tt.inst, nil)
+			got := envValidate(t, cluster, tt.review)
 			envExpectDenial(t, got, tt.denial)
 			envExpectDecided(t, got, tt.inst)
 		})
@@ -620,12 +636,12 @@ func TestEnvPolicyRefusesAnInjectedPodForItsFleetAgentEnv(t *testing.T) {
 		{"a pod that asks for no injection is allowed under the same fleet agentEnv",
 			"agentEnv: \"HTTPS_PROXY=http://egress.infra.svc:3128\"\n" + policy, envPod(t, envTeam, envSpread{}), ""},
 	}
-	cluster := startClusterDoor(t)
+	cluster := loopback.Start(t)
 	for _, tt := range tests {
 		t.Run(tt.name+" on /validate", func(t *testing.T) {
 			_, inst := envInstallation(t, tt.document)
-			cluster.store.Swap(inst)
-			mutate, _, err := cluster.door(handler.PathMutate, envPodReview(envTeam, tt.pod).body(t))
+			cluster.Use(inst, nil)
+			mutate, _, err := cluster.Door(handler.PathMutate, envPodReview(envTeam, tt.pod).body(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -645,7 +661,7 @@ func TestEnvPolicyRefusesAnInjectedPodForItsFleetAgentEnv(t *testing.T) {
 			if injected := mutate.Patch != ""; injected != bytes.Contains(tt.pod, []byte(`"dynamic-config.rs/inject":"true"`)) {
 				t.Fatalf("injected=%v: %s", injected, review.Encode(mutate))
 			}
-			got := cluster.envValidate(t, envPodReview(envTeam, mutated))
+			got := envValidate(t, cluster, envPodReview(envTeam, mutated))
 			envExpectDenial(t, got, tt.denial)
 			envExpectDecided(t, got, inst)
 		})
@@ -665,101 +681,6 @@ func TestEnvPolicyRefusesAnInjectedPodForItsFleetAgentEnv(t *testing.T) {
 	}
 }
 
-// TestDeciderRefusesToStartOnAnInvalidEnvPolicy: an invalid policy, in the
-// document or in DYNAMIC_CONFIG_ENV_POLICY, stops the decider (exit 2)
-// before it listens, with every problem listed (spec 05 §2.2, 02 §7.3).
-func TestDeciderRefusesToStartOnAnInvalidEnvPolicy(t *testing.T) {
-	const variable = "DYNAMIC_CONFIG_ENV_POLICY"
-	tests := []struct {
-		name     string
-		document string
-		variable *string
-		problems []string // every line, in order
-	}{
-		{
-			name: "a document policy with six problems lists all six",
-			document: "envPolicy:\n  targets: [pods, pods]\n  rules:\n" +
-				"    - reject: noneIn\n      environmentVariables:\n        - name: 1BAD\n      mode: block\n" +
-				"    - environmentVariables: []\n      namespaces: [Payments]\n",
-			problems: []string{
-				`envPolicy.targets[1]: "pods" appears twice`,
-				`envPolicy.rules[0].reject: "noneIn": anyIn, anyNotIn, allAreUsed or notAllAreUsed`,
-				`envPolicy.rules[0].environmentVariables[0].name: "1BAD" is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)`,
-				`envPolicy.rules[0].mode: "block": enforce, warn or audit`,
-				`envPolicy.rules[1].environmentVariables: is required and may not be empty`,
-				`envPolicy.rules[1].namespaces[0]: "Payments" is not a namespace (lowercase RFC 1123) or "*"`,
-			},
-		},
-		{
-			name:     "a DYNAMIC_CONFIG_ENV_POLICY with four problems lists all four",
-			variable: ptrTo(`{"targets": [], "rules": [{"reject": "noneIn", "environmentVariables": [{"name": "1BAD"}], "mode": "block"}]}`),
-			problems: []string{
-				`DYNAMIC_CONFIG_ENV_POLICY: targets: is empty: drop it to target both, or list "pods" and/or "workloads"`,
-				`DYNAMIC_CONFIG_ENV_POLICY: rules[0].reject: "noneIn": anyIn, anyNotIn, allAreUsed or notAllAreUsed`,
-				`DYNAMIC_CONFIG_ENV_POLICY: rules[0].environmentVariables[0].name: "1BAD" is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)`,
-				`DYNAMIC_CONFIG_ENV_POLICY: rules[0].mode: "block": enforce, warn or audit`,
-			},
-		},
-		{
-			name:     "a document policy hidden by a valid DYNAMIC_CONFIG_ENV_POLICY still stops the decider",
-			document: "envPolicy:\n  rules: []\n",
-			variable: ptrTo(`{"rules": [{"environmentVariables": [{"name": "HTTPS_PROXY"}]}]}`),
-			problems: []string{
-				`(hidden by DYNAMIC_CONFIG_ENV_POLICY) envPolicy.rules: is empty: list at least one rule, or drop envPolicy`,
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			withFoundationEnv(t, nil)
-			t.Setenv(variable, "")
-			if tt.variable != nil {
-				os.Setenv(variable, *tt.variable)
-			} else {
-				os.Unsetenv(variable)
-			}
-			doc := filepath.Join(t.TempDir(), "installation.yaml")
-			if err := os.WriteFile(doc, []byte(tt.document), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			stderr := &foundationStderr{}
-			done := make(chan int, 1)
-			go func() {
-				done <- deciderMain(ctx, []string{"--plaintext", "--installation", doc, "--addr", "127.0.0.1:0",
-					"--metrics-addr", "", "--log-level", "info"}, stderr)
-			}()
-			var code int
-			select {
-			case code = <-done:
-			case <-time.After(15 * time.Second):
-				cancel()
-				<-done
-				t.Fatalf("the decider did not stop on an invalid policy:\n%s", stderr.String())
-			}
-			out := stderr.String()
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			noun := "problems"
-			if len(tt.problems) == 1 {
-				noun = "problem"
-			}
-			want := "dynamic-config: the installation is invalid (" + strconv.Itoa(len(tt.problems)) + " " + noun + "; document " + doc + "):\n  " +
-				strings.Join(tt.problems, "\n  ") + "\n"
-			if out != want {
-				t.Errorf("stderr:\n%s\nwant:\n%s", out, want)
-			}
-			if strings.Contains(out, "decider listening") {
-				t.Errorf("the decider started serving:\n%s", out)
-			}
-		})
-	}
-}
-
-func ptrTo(s string) *string { return &s }
-
 // TestEnvPolicyRefusalCarriesEarlierFindingsThroughTheHTTPFrontDoor: an
 // enforce refusal also carries the warnings and audit annotations of the
 // warn and audit rules before it (spec 05 §4.3 step 4), as the API server
@@ -770,9 +691,9 @@ func TestEnvPolicyRefusalCarriesEarlierFindingsThroughTheHTTPFrontDoor(t *testin
 		"    - reject: anyNotIn\n      environmentVariables: [{name: LOG_LEVEL}]\n      mode: audit\n" +
 		"    - reject: allAreUsed\n      environmentVariables: [{name: HTTPS_PROXY}, {name: NO_PROXY}]\n" +
 		"    - environmentVariables: [{name: NO_PROXY}]\n      mode: warn\n"
-	cluster := startClusterDoor(t)
+	cluster := loopback.Start(t)
 	_, inst := envInstallation(t, document)
-	cluster.store.Swap(inst)
+	cluster.Use(inst, nil)
 	tests := []struct {
 		name     string
 		spread   envSpread
@@ -796,7 +717,7 @@ func TestEnvPolicyRefusalCarriesEarlierFindingsThroughTheHTTPFrontDoor(t *testin
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cluster.envValidate(t, envPodReview("payments", envPod(t, "payments", tt.spread)))
+			got := envValidate(t, cluster, envPodReview("payments", envPod(t, "payments", tt.spread)))
 			if tt.denial != "" {
 				want := review.Status{Code: envDoorCode, Message: tt.denial, Reason: envDoorSlug}
 				if got.Allowed || got.Status == nil || *got.Status != want {

@@ -1,13 +1,18 @@
-package main
+package loopback_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
+	"github.com/dynamic-config-admission/dynamic-config/test/cases"
+	"github.com/dynamic-config-admission/dynamic-config/test/loopback"
 )
 
 // jsonType names a decoded JSON value's type.
@@ -53,17 +58,14 @@ var logFieldTypes = map[string]map[string]string{
 }
 
 func TestEveryLogLineKeepsItsFieldTypes(t *testing.T) {
-	var out foundationStderr // goroutine-safe (serve_test.go)
-	logger, err := newLogger(&out, "debug", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	door := startClusterDoorLogging(t, logger)
+	var out syncBuffer
+	door := loopback.StartLogging(t, slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	// an injection, a refusal and a skip: every outcome's fields
 	for _, name := range []string{"canonical-1-consul-sidecar", "refuse-malformed-watch-seconds", "skip-not-requested"} {
-		c := goldenCase{name: name, dir: casesDir + "/" + name}
-		namespace, pod := readCase(t, c)
-		if _, err := engine.AdmitThrough(door.door, nil, "log-fields", pod, namespace, podName(t, pod)); err != nil {
+		c := cases.Named(name)
+		door.Use(c.Installation(t), nil)
+		namespace, pod := c.Pod(t)
+		if _, err := engine.AdmitThrough(door.Door, nil, "log-fields", pod, namespace, cases.PodName(t, pod)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,4 +106,22 @@ func orUnknown(s string) string {
 		return "no such field"
 	}
 	return s
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -1,24 +1,22 @@
-package main
+package cases
 
 // BenchmarkAdmission measures one whole admission as the cluster pays for it
 // on every pod write: an AdmissionReview POSTed over loopback HTTPS to the
-// real front door (frontdoor/httpserver + frontdoor/handler, production
-// metrics and an info-level JSON logger), which asks a real decider
-// (decider/server around decider/service) over loopback TCP gRPC and answers
-// with the JSON Patch. Client, front door and decider share the process, so
-// allocs/op counts all three.
+// real front door (frontdoor/daemon, production metrics and an info-level
+// JSON logger), which asks a real decider (decider/daemon) over loopback TCP
+// gRPC and answers with the JSON Patch (test/loopback). Client, front door
+// and decider share the process, so allocs/op counts all three.
 //
 // Every answer is compared byte for byte with the case's golden review.json
 // (the uid sent is the golden one), and the first answer of each case is
 // also checked for what it must mean (allowed, patch present, denied), so a
 // broken door fails the benchmark instead of being timed.
 //
-//	go test ./cmd/dynamic-config/ -run '^$' -bench BenchmarkAdmission -benchmem
+//	go test ./test/cases/ -run '^$' -bench BenchmarkAdmission -benchmem
 
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +30,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/test/loopback"
 )
 
 // admissionBench is one pod admitted again and again.
@@ -48,17 +47,13 @@ type admissionBench struct {
 }
 
 func BenchmarkAdmission(b *testing.B) {
-	door := startClusterDoor(b)
+	door := loopback.Start(b)
 	emptyInstallation := func(tb testing.TB) *installation.Installation {
-		return loadBenchInstallation(tb, filepath.Join(casesDir, "canonical-1-consul-sidecar", "installation.yaml"))
+		return loadBenchInstallation(tb, Named("canonical-1-consul-sidecar").Path("installation.yaml"))
 	}
 	embeddedInstallation := func(tb testing.TB) *installation.Installation {
-		path, cleanup, err := writeEmbeddedInstallation()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer cleanup()
-		return loadBenchInstallation(tb, path)
+		// what serve embeds
+		return loadBenchInstallation(tb, filepath.Join(Dir(), "..", "..", "cmd", "dynamic-config", "default-installation.yaml"))
 	}
 	cases := []admissionBench{
 		{
@@ -96,8 +91,8 @@ func BenchmarkAdmission(b *testing.B) {
 		body, want := benchReview(b, c.golden)
 		prepare := func(b *testing.B) {
 			b.Helper()
-			door.store.Swap(inst)
-			got, err := door.post(body, nil)
+			door.Use(inst, nil)
+			got, err := door.Post(handler.PathMutate, body, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -117,7 +112,7 @@ func BenchmarkAdmission(b *testing.B) {
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			for b.Loop() {
-				got, err := door.post(body, &buf)
+				got, err := door.Post(handler.PathMutate, body, &buf)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -137,7 +132,7 @@ func BenchmarkAdmission(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				var buf bytes.Buffer
 				for pb.Next() {
-					got, err := door.post(body, &buf)
+					got, err := door.Post(handler.PathMutate, body, &buf)
 					if err != nil {
 						b.Error(err)
 						return
@@ -169,7 +164,7 @@ func sameAnswer(got, want []byte) bool {
 	return len(got) == len(want)-len(placeholder)+uuidLen &&
 		bytes.Equal(got[:start], want[:start]) &&
 		bytes.Equal(got[start+uuidLen:], want[start+len(placeholder):]) &&
-		decisionIDPattern.Match(got[start:start+uuidLen])
+		DecisionIDPattern.Match(got[start:start+uuidLen])
 }
 
 // wantInjected checks an injection answer; revision "" accepts any sha256.
@@ -184,32 +179,11 @@ func wantInjected(revision string) func(r *review.Response) error {
 	}
 }
 
-// post sends one review to /mutate and returns the answer without its
-// trailing white space, read into buf (a fresh buffer when nil).
-func (d *clusterDoor) post(body []byte, buf *bytes.Buffer) ([]byte, error) {
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	resp, err := d.client.Post(d.url+handler.PathMutate, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	buf.Reset()
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, buf.Bytes())
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
-}
-
 // benchReview builds a golden case's AdmissionReview (uid "offline", as in
 // the golden answer) and returns it with the expected answer.
 func benchReview(tb testing.TB, golden string) (body, want []byte) {
 	tb.Helper()
-	dir := filepath.Join(casesDir, golden)
+	dir := Named(golden).Dir
 	ns, err := os.ReadFile(filepath.Join(dir, "namespace"))
 	if err != nil {
 		tb.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 

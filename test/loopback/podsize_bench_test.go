@@ -1,4 +1,4 @@
-package main
+package loopback_test
 
 // BenchmarkPodSize measures how an admission's cost grows with the pod
 // (issue 11: linear in pod size), through the same real HTTPS front door and
@@ -16,21 +16,22 @@ package main
 // ns/item against the second size's (linear means ≈ 1×; the target is
 // ≤ 1.5×).
 //
-//	go test ./cmd/dynamic-config/ -run '^$' -bench BenchmarkPodSize -benchmem   # make bench-size
+//	go test ./test/loopback/ -run '^$' -bench BenchmarkPodSize -benchmem   # make bench-size
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
+	"github.com/dynamic-config-admission/dynamic-config/test/loopback"
 )
 
 // sizePolicy is an environment-variable policy that reads every variable:
@@ -98,13 +99,17 @@ func sizePod(annotations map[string]string, containers ...map[string]any) map[st
 }
 
 func BenchmarkPodSize(b *testing.B) {
-	door := startClusterDoor(b)
+	door := loopback.Start(b)
 	dir := b.TempDir()
 	policyFile := filepath.Join(dir, "installation.yaml")
 	if err := os.WriteFile(policyFile, []byte(sizePolicy), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	door.store.Swap(loadBenchInstallation(b, policyFile))
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: policyFile, DocumentExplicit: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	door.Use(inst, nil)
 
 	shapes := []sizeShape{
 		{name: "containers", path: handler.PathMutate, sizes: []int{1, 10, 100}, patched: true,
@@ -141,7 +146,7 @@ func BenchmarkPodSize(b *testing.B) {
 			for _, n := range s.sizes {
 				body := sizeReview(b, s.pod(n))
 				b.Run(fmt.Sprintf("%s=%d", s.name, n), func(b *testing.B) {
-					first, err := door.postTo(s.path, body, nil)
+					first, err := door.Post(s.path, body, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -151,7 +156,7 @@ func BenchmarkPodSize(b *testing.B) {
 					var buf bytes.Buffer
 					b.ReportAllocs()
 					for b.Loop() {
-						if _, err := door.postTo(s.path, body, &buf); err != nil {
+						if _, err := door.Post(s.path, body, &buf); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -205,25 +210,4 @@ func sizeAnswerMeans(body []byte, patched bool) error {
 		return fmt.Errorf("want the decider's revision")
 	}
 	return nil
-}
-
-// postTo sends one review to path and returns the answer, read into buf (a
-// fresh buffer when nil).
-func (d *clusterDoor) postTo(path string, body []byte, buf *bytes.Buffer) ([]byte, error) {
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	resp, err := d.client.Post(d.url+path, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	buf.Reset()
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, buf.Bytes())
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"crypto/tls"
@@ -10,7 +10,7 @@ import (
 
 func TestGenerateTLS(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tls")
-	gen, err := generateTLS(dir)
+	gen, err := GenerateLoopbackTLS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

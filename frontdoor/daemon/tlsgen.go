@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"fmt"
@@ -9,20 +9,20 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
 )
 
-// generatedValidity is how long `serve --tls-generate` certificates live.
+// generatedValidity is how long the certificates of GenerateLoopbackTLS live.
 const generatedValidity = 365 * 24 * time.Hour
 
-// generatedTLS names the files `serve --tls-generate DIR` writes.
-type generatedTLS struct {
+// GeneratedTLS names the files GenerateLoopbackTLS writes (serve --tls-generate DIR).
+type GeneratedTLS struct {
 	CA, Cert, Key string
 }
 
-// generateTLS writes a throw-away CA (ca.crt) and a serving pair (tls.crt,
+// GenerateLoopbackTLS writes a throw-away CA (ca.crt) and a serving pair (tls.crt,
 // tls.key) for 127.0.0.1, ::1 and localhost into dir, so a real
 // kube-apiserver can call `serve` (spec 07 §1.3). The CA key is not kept.
 // The CA is minted as selfRotate mints the front door's own.
-func generateTLS(dir string) (generatedTLS, error) {
-	out := generatedTLS{
+func GenerateLoopbackTLS(dir string) (GeneratedTLS, error) {
+	out := GeneratedTLS{
 		CA:   filepath.Join(dir, "ca.crt"),
 		Cert: filepath.Join(dir, "tls.crt"),
 		Key:  filepath.Join(dir, "tls.key"),

@@ -1,19 +1,26 @@
-package main
+package loopback_test
+
+// A fleet of deciders behind the front door's client on loopback (issue
+// 12): connection ageing finds a replica DNS starts listing, and client-side
+// health checking drops a draining one before it stops — the decider's
+// server and the front door's client together, each decider started by
+// decider/daemon.
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
 
+	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
@@ -29,35 +36,41 @@ const (
 
 // startReplica starts one decider on a loopback port 0 holding document,
 // with connection ageing age and a 300 ms drain delay.
-func startReplica(t *testing.T, document string, age time.Duration) *runningDecider {
+func startReplica(t *testing.T, document string, age time.Duration) *deciderd.Decider {
 	t.Helper()
 	return startReplicaDraining(t, document, age, 300*time.Millisecond)
 }
 
-func startReplicaDraining(t *testing.T, document string, age, drain time.Duration) *runningDecider {
+func startReplicaDraining(t *testing.T, document string, age, drain time.Duration) *deciderd.Decider {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	d, err := startDecider(ctx, deciderSetup{
-		logger:         slog.New(slog.DiscardHandler),
-		registry:       prometheus.NewRegistry(),
-		installation:   installationloader.Options{DocumentPath: document, DocumentExplicit: true},
-		reloadInterval: time.Hour,
-		addr:           "127.0.0.1:0",
-		server: server.Config{
-			MaxConnectionAge:      age,
-			MaxConnectionAgeGrace: fleetAgeGrace,
-			DrainDelay:            drain,
-		},
+	d, err := deciderd.Start(ctx, deciderd.Config{
+		Installation: deciderd.Installation{Load: installationloader.Options{DocumentPath: document, DocumentExplicit: true},
+			ReloadInterval: time.Hour},
+		Addr:                  "127.0.0.1:0",
+		MaxConnectionAge:      age,
+		MaxConnectionAgeGrace: fleetAgeGrace,
+		DrainDelay:            drain,
 	})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		d.shutdown(time.Second)
+		d.Shutdown(time.Second)
 		cancel()
 	})
 	return d
+}
+
+// emptyDocument writes an empty installation document.
+func emptyDocument(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "empty.yaml")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // dnsStandIn is a resolver that behaves as DNS does for grpc-go: it answers
@@ -201,7 +214,7 @@ func waitForCalls(l *load, addr string, timeout time.Duration) (time.Duration, b
 // (+10 % jitter) + grace, and then about a third of them; without ageing
 // (the control) the client never re-resolves and the new replica idles.
 func TestAReplicaAddedUnderLoadGetsAFairShare(t *testing.T) {
-	doc := foundationEmptyFile(t)
+	doc := emptyDocument(t)
 	cases := []struct {
 		name      string
 		age       time.Duration
@@ -213,16 +226,16 @@ func TestAReplicaAddedUnderLoadGetsAFairShare(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := startReplica(t, doc, c.age), startReplica(t, doc, c.age)
-			dns := newDNSStandIn(t, a.addr.String(), b.addr.String())
+			dns := newDNSStandIn(t, a.Addr().String(), b.Addr().String())
 			l := startLoad(t, fleetClient(t, dns))
 			time.Sleep(300 * time.Millisecond)
 
 			added := startReplica(t, doc, c.age)
-			dns.setAnswer(a.addr.String(), b.addr.String(), added.addr.String())
+			dns.setAnswer(a.Addr().String(), b.Addr().String(), added.Addr().String())
 			// Age with its jitter, plus the grace, plus scheduling slack on a
 			// loaded two-core machine.
 			bound := fleetAge*11/10 + fleetAgeGrace + time.Second
-			took, found := waitForCalls(l, added.addr.String(), bound)
+			took, found := waitForCalls(l, added.Addr().String(), bound)
 			if found != c.wantCalls {
 				got, _, _ := l.snapshot()
 				t.Fatalf("the added replica answered calls within %s: %v; want %v (answers %v)", bound, found, c.wantCalls, got)
@@ -238,7 +251,7 @@ func TestAReplicaAddedUnderLoadGetsAFairShare(t *testing.T) {
 			total, share := 0, 0
 			for addr, n := range after {
 				total += n - before[addr]
-				if addr == added.addr.String() {
+				if addr == added.Addr().String() {
 					share = n - before[addr]
 				}
 			}
@@ -259,19 +272,19 @@ func TestAReplicaAddedUnderLoadGetsAFairShare(t *testing.T) {
 // drain delay it still serves, yet client-side health checking has already
 // taken it out of the pick list.
 func TestAReplicaStoppedUnderLoadCostsNoCall(t *testing.T) {
-	doc := foundationEmptyFile(t)
+	doc := emptyDocument(t)
 	a, c := startReplica(t, doc, fleetAge), startReplica(t, doc, fleetAge)
 	b := startReplicaDraining(t, doc, fleetAge, 1500*time.Millisecond)
-	dns := newDNSStandIn(t, a.addr.String(), b.addr.String(), c.addr.String())
+	dns := newDNSStandIn(t, a.Addr().String(), b.Addr().String(), c.Addr().String())
 	l := startLoad(t, fleetClient(t, dns))
-	if _, ok := waitForCalls(l, b.addr.String(), 5*time.Second); !ok {
+	if _, ok := waitForCalls(l, b.Addr().String(), 5*time.Second); !ok {
 		t.Fatal("the replica to stop never answered a call")
 	}
 	time.Sleep(500 * time.Millisecond)
 
 	stopped := make(chan struct{})
 	go func() {
-		b.shutdown(5 * time.Second)
+		b.Shutdown(5 * time.Second)
 		close(stopped)
 	}()
 	time.Sleep(300 * time.Millisecond) // the NOT_SERVING update reaches the client
@@ -288,15 +301,15 @@ func TestAReplicaStoppedUnderLoadCostsNoCall(t *testing.T) {
 	if failed != 0 {
 		t.Errorf("%d calls failed while a replica stopped; last: %v", failed, lastErr)
 	}
-	if n := drained[b.addr.String()] - inDrain[b.addr.String()]; n != 0 {
+	if n := drained[b.Addr().String()] - inDrain[b.Addr().String()]; n != 0 {
 		t.Errorf("the draining replica (NOT_SERVING, still listening) answered %d calls; health checking should have removed it", n)
 	}
-	if got[b.addr.String()] != stoppedAt[b.addr.String()] {
-		t.Errorf("the stopped replica answered %d calls after it stopped", got[b.addr.String()]-stoppedAt[b.addr.String()])
+	if got[b.Addr().String()] != stoppedAt[b.Addr().String()] {
+		t.Errorf("the stopped replica answered %d calls after it stopped", got[b.Addr().String()]-stoppedAt[b.Addr().String()])
 	}
-	for _, d := range []*runningDecider{a, c} {
-		if got[d.addr.String()] <= stoppedAt[d.addr.String()] {
-			t.Errorf("replica %s answered nothing after the stop", d.addr)
+	for _, d := range []*deciderd.Decider{a, c} {
+		if got[d.Addr().String()] <= stoppedAt[d.Addr().String()] {
+			t.Errorf("replica %s answered nothing after the stop", d.Addr())
 		}
 	}
 }

@@ -8,8 +8,10 @@
 // started with.
 //
 // The same Pair serves the front door's HTTPS listener, the decider's gRPC
-// listener and the front door's client certificate towards the decider: the
-// command builds a *tls.Config from GetCertificate / GetClientCertificate.
+// listener and the front door's client certificate towards the decider:
+// the daemons (decider/daemon, frontdoor/daemon) and the decider client
+// (frontdoor/client) build a *tls.Config from GetCertificate /
+// GetClientCertificate.
 package certs
 
 import (
