@@ -24,6 +24,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
@@ -75,6 +77,15 @@ type Config struct {
 	Logger  *slog.Logger
 	// Backoff is the reconnect schedule (zero = DefaultBackoff).
 	Backoff Backoff
+	// Rollouts and RolloutState are the follower's rollout (spec 10 §6): a
+	// snapshot's rollout is validated with its installation and put in
+	// Rollouts, RolloutState is told and its counts and halt are reported
+	// to the leader. nil = the follower ignores a leader's rollouts.
+	Rollouts     *rolloutloader.Store
+	RolloutState *rolloutstate.State
+	// ReportInterval is how often a changed rollout report is sent at most
+	// (0 = 10 s); a halt is sent at once.
+	ReportInterval time.Duration
 	// OnChange is called when the follower's readiness may have changed (an
 	// activation, turning stale or fresh): the server refreshes its health.
 	OnChange func()
@@ -114,6 +125,9 @@ func New(cfg Config) *Follower {
 	if cfg.OnChange == nil {
 		cfg.OnChange = func() {}
 	}
+	if cfg.ReportInterval <= 0 {
+		cfg.ReportInterval = defaultReportInterval
+	}
 	cfg.Logger = cfg.Logger.With("decider_role", "follower", "follower", cfg.ID, "leader", cfg.Leader)
 	f := &Follower{cfg: cfg}
 	if cfg.Conn != nil {
@@ -147,6 +161,7 @@ func (f *Follower) Start() {
 		return
 	}
 	f.activate(inst)
+	f.startRollout(st)
 	f.mu.Lock()
 	f.lastSync, f.leaderRevision = st.syncedAt, st.Revision
 	f.mu.Unlock()
@@ -242,9 +257,10 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 	if inst := f.cfg.Store.Current(); inst != nil {
 		known = inst.Revision
 	}
-	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: known}); err != nil {
+	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: known, KnownRollout: f.knownRollout()}); err != nil {
 		return false, recvErr(stream, err)
 	}
+	send := f.reportRollouts(ctx, stream)
 	for {
 		msg, err := stream.Recv()
 		if err != nil {
@@ -261,7 +277,7 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 		if msg.GetHeartbeat() {
 			continue
 		}
-		if err := stream.Send(f.apply(msg)); err != nil {
+		if err := send(f.apply(msg)); err != nil {
 			return got, recvErr(stream, err)
 		}
 	}
@@ -296,17 +312,22 @@ func (f *Follower) synced(revision string) {
 func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncRequest {
 	t := installation.Transport{Revision: msg.GetRevision(), Canonical: []byte(msg.GetCanonical())}
 	inst, err := installation.FromTransport(t)
-	if err != nil {
-		return f.refuse(msg, err)
+	r, rerr := f.rolloutOf(msg)
+	if err != nil || rerr != nil {
+		f.refuseRollout(msg, rerr)
+		return f.refuse(msg, errors.Join(err, rerr))
 	}
 	if f.cfg.StateDir != "" {
-		if err := writeState(f.cfg.StateDir, state{Revision: t.Revision, Canonical: string(t.Canonical), Leader: f.cfg.Leader}, f.cfg.Now()); err != nil {
+		if err := writeState(f.cfg.StateDir, state{Revision: t.Revision, Canonical: string(t.Canonical), Leader: f.cfg.Leader, Rollout: f.savedRollout(msg)}, f.cfg.Now()); err != nil {
 			// decision: the installation is valid, so it is served; a
 			// restart without the leader then starts from the older state.
 			f.cfg.Logger.Error("snapshot not saved", "state_dir", f.cfg.StateDir, "revision", t.Revision, "error", err.Error())
 		}
 	}
-	f.activate(inst)
+	if cur := f.cfg.Store.Current(); cur == nil || cur.Revision != inst.Revision {
+		f.activate(inst) // a snapshot of the same revision brings another rollout only
+	}
+	f.activateRollout(r)
 	f.mu.Lock()
 	f.lastAck, f.nack = f.cfg.Now(), nil
 	f.mu.Unlock()
@@ -318,11 +339,7 @@ func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncReq
 // refuse answers NACK for a snapshot that did not validate.
 func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *deciderv1.SyncRequest {
 	detail := err.Error()
-	problems := 1
-	var p *installation.Problems
-	if errors.As(err, &p) {
-		problems = len(p.Lines)
-	}
+	problems := problemCount(err)
 	detail = textcut.Bytes(detail, maxDetail)
 	now := f.cfg.Now()
 	f.mu.Lock()
@@ -416,5 +433,6 @@ func (f *Follower) State() *deciderv1.FollowerState {
 	if !f.lastSync.IsZero() {
 		s.LastSeenAt = timestamppb.New(f.lastSync)
 	}
+	s.Rollout = f.cfg.RolloutState.Proto(false)
 	return s
 }
