@@ -370,42 +370,24 @@ func sameEnv(a, c decision.AgentEnvVar) bool {
 }
 
 func (d *differ) env(at string, a, c []decision.AgentEnvVar) {
-	if slices.EqualFunc(a, c, sameEnv) {
-		return
-	}
-	find := func(list []decision.AgentEnvVar, name string) *decision.AgentEnvVar {
-		for i := range list {
-			if list[i].Name == name {
-				return &list[i]
-			}
-		}
-		return nil
-	}
-	named := false
-	for i := range a {
-		if o := find(c, a[i].Name); o == nil || !sameEnv(a[i], *o) {
-			d.add(at + ".env[" + a[i].Name + "]")
-			named = true
-		}
-	}
-	for i := range c {
-		if find(a, c[i].Name) == nil {
-			d.add(at + ".env[" + c[i].Name + "]")
-			named = true
-		}
-	}
-	if !named {
-		d.add(at + ".env") // the same variables, in another order
-	}
+	byName(d, at+".env", a, c, func(v *decision.AgentEnvVar) string { return v.Name }, sameEnv)
 }
 
 func (d *differ) mounts(at string, a, c []decision.VolumeMount) {
-	if slices.Equal(a, c) {
+	byName(d, at+".volumeMounts", a, c, func(m *decision.VolumeMount) string { return m.Name },
+		func(x, y decision.VolumeMount) bool { return x == y })
+}
+
+// byName compares two lists of named elements: each name present in one
+// list only, or whose elements differ, is at[name]; at alone when the same
+// elements stand in another order.
+func byName[T any](d *differ, at string, a, c []T, name func(*T) string, same func(T, T) bool) {
+	if slices.EqualFunc(a, c, same) {
 		return
 	}
-	find := func(list []decision.VolumeMount, name string) *decision.VolumeMount {
+	find := func(list []T, n string) *T {
 		for i := range list {
-			if list[i].Name == name {
+			if name(&list[i]) == n {
 				return &list[i]
 			}
 		}
@@ -413,19 +395,19 @@ func (d *differ) mounts(at string, a, c []decision.VolumeMount) {
 	}
 	named := false
 	for i := range a {
-		if o := find(c, a[i].Name); o == nil || *o != a[i] {
-			d.add(at + ".volumeMounts[" + a[i].Name + "]")
+		if o := find(c, name(&a[i])); o == nil || !same(a[i], *o) {
+			d.add(at + "[" + name(&a[i]) + "]")
 			named = true
 		}
 	}
 	for i := range c {
-		if find(a, c[i].Name) == nil {
-			d.add(at + ".volumeMounts[" + c[i].Name + "]")
+		if find(a, name(&c[i])) == nil {
+			d.add(at + "[" + name(&c[i]) + "]")
 			named = true
 		}
 	}
 	if !named {
-		d.add(at + ".volumeMounts")
+		d.add(at)
 	}
 }
 
@@ -541,31 +523,5 @@ func sameVolume(a, c decision.Volume) bool {
 }
 
 func (d *differ) volumes(a, c []decision.Volume) {
-	if slices.EqualFunc(a, c, sameVolume) {
-		return
-	}
-	find := func(list []decision.Volume, name string) *decision.Volume {
-		for i := range list {
-			if list[i].Name == name {
-				return &list[i]
-			}
-		}
-		return nil
-	}
-	named := false
-	for i := range a {
-		if o := find(c, a[i].Name); o == nil || !sameVolume(a[i], *o) {
-			d.add("volumes[" + a[i].Name + "]")
-			named = true
-		}
-	}
-	for i := range c {
-		if find(a, c[i].Name) == nil {
-			d.add("volumes[" + c[i].Name + "]")
-			named = true
-		}
-	}
-	if !named {
-		d.add("volumes") // the same volumes, in another order
-	}
+	byName(d, "volumes", a, c, func(v *decision.Volume) string { return v.Name }, sameVolume)
 }
