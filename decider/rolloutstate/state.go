@@ -49,6 +49,8 @@ type State struct {
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced when Token changes
 	lastToken string
+	// inertLogged is the id of the inert rollout last said so ("" none).
+	inertLogged string
 }
 
 // binding is the rollout in force and the tracker of its candidate.
@@ -217,9 +219,17 @@ func (s *State) refresh() {
 	if b == nil {
 		return
 	}
-	t := token(b, s.active())
+	active := s.active()
+	t := token(b, active)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if inert := b.r != nil && active != nil && b.r.Inert(active.Revision); inert && s.inertLogged != b.r.ID {
+		s.inertLogged = b.r.ID
+		s.cfg.Logger.Info("rollout inert: its candidate is the active installation; nothing is compared",
+			"candidate_revision", b.r.Candidate.Revision)
+	} else if !inert {
+		s.inertLogged = ""
+	}
 	if t == s.lastToken {
 		return
 	}

@@ -126,6 +126,9 @@ func TestTheTokenChangesWheneverTheRolloutCouldChangeAnAnswer(t *testing.T) {
 	if !closed(changes) {
 		t.Error("the rollout turning inert was not announced")
 	}
+	if !strings.Contains(f.log.String(), `"msg":"rollout inert: its candidate is the active installation; nothing is compared"`) {
+		t.Errorf("an inert rollout does not say so:\n%s", f.log.String())
+	}
 	if r, _ := f.state.Current(other.Candidate.Revision); r != nil {
 		t.Error("an inert rollout acts on decisions")
 	}
