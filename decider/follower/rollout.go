@@ -3,7 +3,7 @@ package follower
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,11 +36,7 @@ func (f *Follower) rolloutOf(msg *deciderv1.InstallationSnapshot) (*rollout.Roll
 	if f.cfg.Rollouts == nil || msg.GetRollout() == nil {
 		return nil, nil
 	}
-	r, err := rolloutloader.FromSnapshot(msg.GetRollout())
-	if err != nil {
-		return nil, fmt.Errorf("rollout: %w", err)
-	}
-	return r, nil
+	return rolloutloader.FromSnapshot(msg.GetRollout())
 }
 
 // activateRollout puts r in force (nil: none) beside its installation.
@@ -76,19 +72,86 @@ func (f *Follower) refuseRollout(msg *deciderv1.InstallationSnapshot, err error)
 	f.cfg.Rollouts.RecordReload(st)
 }
 
-// problemCount is how many problems a refusal names: every line of an
-// installation's or a rollout's report.
-func problemCount(err error) int {
-	n := 0
-	var ip *installation.Problems
-	if errors.As(err, &ip) {
-		n += len(ip.Lines)
+// refusal is a refused snapshot: its installation's error, its rollout's,
+// or both (spec 10 §6: the two are validated and refused as a whole).
+type refusal struct{ installation, rollout error }
+
+func (r *refusal) Error() string {
+	var parts []string
+	for _, err := range r.Unwrap() {
+		parts = append(parts, err.Error())
 	}
-	var rp *rollout.Problems
-	if errors.As(err, &rp) {
-		n += len(rp.Lines)
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap is the errors refused.
+func (r *refusal) Unwrap() []error {
+	var out []error
+	for _, err := range []error{r.installation, r.rollout} {
+		if err != nil {
+			out = append(out, err)
+		}
 	}
-	return max(n, 1)
+	return out
+}
+
+// nackDetail is the NACK's detail of each part refused, never a value of
+// the snapshot: the installation's as nackDetail writes it, the rollout's
+// the same way under "rollout: ".
+func (r *refusal) nackDetail() string {
+	var parts []string
+	if r.installation != nil {
+		parts = append(parts, nackDetail(r.installation))
+	}
+	if r.rollout != nil {
+		parts = append(parts, "rollout: "+rolloutNackDetail(r.rollout))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// rolloutNackDetail is a refused rollout's problems with their values
+// withheld (withheld), or the revision or id that did not match.
+func rolloutNackDetail(err error) string {
+	p, ok := errors.AsType[*rollout.Problems](err)
+	switch {
+	case !ok && (errors.Is(err, installation.ErrRevisionMismatch) || errors.Is(err, rollout.ErrIDMismatch)):
+		return err.Error()
+	case !ok:
+		return "the rollout could not be rebuilt (the follower's log has why)"
+	}
+	parts := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		parts[i] = withheld(it)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// problemLines are a refusal's problems in full, one a line, for this
+// decider's log and GetInstallation.last_reload: the installation's report
+// lines, then the rollout's under "rollout: ".
+func problemLines(err error) []string {
+	r, ok := errors.AsType[*refusal](err)
+	if !ok {
+		r = &refusal{installation: err}
+	}
+	var lines []string
+	if r.installation != nil {
+		if p, ok := errors.AsType[*installation.Problems](r.installation); ok {
+			lines = append(lines, p.Lines...)
+		} else {
+			lines = append(lines, r.installation.Error())
+		}
+	}
+	if r.rollout != nil {
+		if p, ok := errors.AsType[*rollout.Problems](r.rollout); ok {
+			for _, l := range p.Lines {
+				lines = append(lines, "rollout: "+l)
+			}
+		} else {
+			lines = append(lines, r.rollout.Error())
+		}
+	}
+	return lines
 }
 
 // savedRollout is the snapshot's rollout as the state file keeps it.
