@@ -12,12 +12,12 @@ package rolloutloader
 import (
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
 	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // Options say where a rollout comes from.
@@ -34,18 +34,37 @@ type Options struct {
 
 // Load reads and validates the rollout document: the rollout, nil when
 // there is none (no path, a missing file, a blank document or one without
-// keys), or a *rollout.Problems naming every problem.
+// keys), or a *rollout.Problems naming every problem. The document is read
+// stable (internal/stablefile): never while it changes.
 func Load(opts Options) (*rollout.Rollout, error) {
 	if opts.Path == "" {
 		return nil, nil
 	}
-	return rollout.Build(readDocument(opts.Path), opts.Environ, docparse.Text)
+	s, err := stablefile.ReadStable(opts.Path, 0)
+	return build(opts, s.Data, err)
 }
 
-// readDocument reads and parses the rollout document at path.
-func readDocument(path string) installation.Document {
+// LoadSettled is Load for a decider that puts the rollout in force (and, as
+// a leader, sends it to its followers): the document must also have settled
+// (internal/stablefile), so that one rewritten in place is never put in
+// force as a prefix — as the installation's (issue 38).
+func LoadSettled(opts Options) (*rollout.Rollout, error) {
+	if opts.Path == "" {
+		return nil, nil
+	}
+	s, err := stablefile.ReadSettled(opts.Path, 0, stablefile.DefaultSettle)
+	return build(opts, s.Data, err)
+}
+
+// build validates the rollout of opts with the document as read (data, or
+// the read's error).
+func build(opts Options, data []byte, err error) (*rollout.Rollout, error) {
+	return rollout.Build(readDocument(opts.Path, data, err), opts.Environ, docparse.Text)
+}
+
+// readDocument parses the rollout document at path as read.
+func readDocument(path string, data []byte, err error) installation.Document {
 	d := installation.Document{Path: path}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.Problems = append(d.Problems, path+": the rollout document cannot be read: "+installationloader.PathErrorText(err))

@@ -2,30 +2,33 @@ package rolloutloader
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // settle is how long Watch waits after a file-system event before reading
-// the document, so a burst of events (a ConfigMap's ..data swap) is one check.
-const settle = 100 * time.Millisecond
+// the document, so a burst of events (a ConfigMap's ..data swap) is one
+// check, and how long a new version must stay the same before it is taken
+// as whole (internal/stablefile).
+const settle = stablefile.DefaultSettle
 
 // Watch keeps store's rollout in step with the document of opts until ctx
 // is done, as installationloader.Watch keeps the installation (spec 10 §2:
 // hot-reloaded like the installation). It watches the document's directory
-// with fsnotify and polls every interval, comparing the file's SHA-256. On
-// a change the rollout is loaded again:
+// with fsnotify and polls every interval, comparing the file's SHA-256; a
+// new version is loaded once it has settled (internal/stablefile, issue 38:
+// a document rewritten in place is never put in force as its prefix):
 //
 //   - valid with another ID (candidate revision, stage, slice or guard):
 //     swapped in, logged "rollout loaded", obs.RolloutInForce;
@@ -37,6 +40,7 @@ const settle = 100 * time.Millisecond
 //     ERROR ("rollout reload rejected; keeping the last good one").
 //
 // Every attempt is recorded in store last (GetInstallation.rollout.last_reload).
+// When Watch starts it takes an edit made since the caller's Load.
 func Watch(ctx context.Context, store *Store, opts Options, interval time.Duration, logger *slog.Logger, obs Observer) {
 	if logger == nil {
 		logger = slog.Default()
@@ -52,8 +56,11 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 		return
 	}
 	w := &watcher{store: store, opts: opts, logger: logger, obs: obs}
-	w.last = fileDigest(opts.Path)
-	w.reload(true) // an edit between the caller's Load and now
+	w.last = w.inForce()
+	var settleC <-chan time.Time
+	if w.check() { // an edit between the caller's Load and now
+		settleC = time.After(settle)
+	}
 
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -70,13 +77,14 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	var settleC <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			w.check()
+			if w.check() && settleC == nil {
+				settleC = time.After(settle)
+			}
 		case _, ok := <-events:
 			if !ok {
 				events = nil
@@ -93,7 +101,9 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 			logger.Warn("rollout watch: file event error", "error", err.Error())
 		case <-settleC:
 			settleC = nil
-			w.check()
+			if w.check() {
+				settleC = time.After(settle)
+			}
 		}
 	}
 }
@@ -103,38 +113,67 @@ type watcher struct {
 	opts   Options
 	logger *slog.Logger
 	obs    Observer
-	last   string // digest of the document last loaded
+	// last is what the document was at the last load: its digest,
+	// "absent" or its read error ("" before the first).
+	last string
+	// pending debounces a new version: it is loaded only once settled.
+	pending stablefile.Debounce
 }
 
-// fileDigest is the SHA-256 of the file's content, "absent" when it does
-// not exist, or the read error.
-func fileDigest(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "absent"
-		}
-		return "error: " + err.Error()
+// inForce is the state of the document when it is the one in force: its
+// digest when what it holds now builds the rollout the store holds (or none
+// when it is absent and none is held), "" otherwise.
+func (w *watcher) inForce() string {
+	s, err := stablefile.Read(w.opts.Path, 0)
+	cur := w.store.Current()
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && cur == nil:
+		return "absent"
+	case err != nil:
+		return ""
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
-// check reloads when the document's content changed since the last load.
-func (w *watcher) check() {
-	d := fileDigest(w.opts.Path)
-	if d == w.last {
-		return
+	r, err := build(w.opts, s.Data, nil)
+	if err != nil || rolloutID(r) != rolloutID(cur) {
+		return ""
 	}
-	w.last = d
-	w.reload(false)
+	return hex.EncodeToString(s.Digest[:])
 }
 
-// reload loads the rollout again and swaps it in when valid and new.
-// quiet suppresses the report of an unchanged rollout (the start-up check).
-func (w *watcher) reload(quiet bool) {
+// check loads the document when it changed since the last load and the
+// change has settled; a deleted or unreadable document counts at once.
+// again says that a new version is waiting to settle, or was read while it
+// changed: check once more after the settle interval.
+func (w *watcher) check() (again bool) {
+	s, err := stablefile.Read(w.opts.Path, 0)
+	var state string
+	switch {
+	case errors.Is(err, stablefile.ErrUnstable):
+		w.pending.Reset()
+		return true
+	case errors.Is(err, fs.ErrNotExist):
+		state = "absent"
+	case err != nil:
+		state = "error: " + err.Error()
+	default:
+		state = hex.EncodeToString(s.Digest[:])
+	}
+	if state == w.last {
+		w.pending.Reset()
+		return false
+	}
+	if err == nil && !w.pending.Settled(s, time.Now()) {
+		return true
+	}
+	w.last = state
+	r, berr := build(w.opts, s.Data, err)
+	w.reload(r, berr)
+	return false
+}
+
+// reload swaps in the rollout the document built (r, or its problems) when
+// valid and new.
+func (w *watcher) reload(r *rollout.Rollout, err error) {
 	old := w.store.Current()
-	r, err := Load(w.opts)
 	at := time.Now()
 	if err != nil {
 		var p *rollout.Problems
@@ -149,10 +188,8 @@ func (w *watcher) reload(quiet bool) {
 	}
 	switch {
 	case r == nil && old == nil, r != nil && old != nil && r.ID == old.ID:
-		if !quiet {
-			w.logger.Info("rollout unchanged", "candidate_revision", candidateRevision(old), "document", w.opts.Path)
-			w.store.RecordReload(installationloader.ReloadStatus{OK: true, At: at, AttemptedRevision: candidateRevision(old)})
-		}
+		w.logger.Info("rollout unchanged", "candidate_revision", candidateRevision(old), "document", w.opts.Path)
+		w.store.RecordReload(installationloader.ReloadStatus{OK: true, At: at, AttemptedRevision: candidateRevision(old)})
 		return
 	case r == nil:
 		w.store.Swap(nil)
@@ -170,17 +207,18 @@ func (w *watcher) reload(quiet bool) {
 func LogLoaded(logger *slog.Logger, r *rollout.Rollout, oldCandidate string) {
 	clusters := "*"
 	if r.Slice.Clusters != nil {
-		clusters = ""
-		for i, c := range r.Slice.Clusters {
-			if i > 0 {
-				clusters += ","
-			}
-			clusters += c
-		}
+		clusters = strings.Join(r.Slice.Clusters, ",")
 	}
 	logger.Info("rollout loaded", "candidate_revision", r.Candidate.Revision, "old_candidate_revision", oldCandidate,
 		"stage", r.Stage.String(), "percent", r.Slice.Percent(), "namespaces", r.Slice.Namespaces, "clusters", clusters,
 		"guard", r.Guard.String(), "document", r.DocumentPath)
+}
+
+func rolloutID(r *rollout.Rollout) string {
+	if r == nil {
+		return ""
+	}
+	return r.ID
 }
 
 func candidateRevision(r *rollout.Rollout) string {

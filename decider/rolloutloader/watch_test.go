@@ -113,3 +113,35 @@ func TestTheRolloutIsReloadedAndABadDocumentKeepsTheLastGoodOne(t *testing.T) {
 		t.Errorf("log:\n%s", log.String())
 	}
 }
+
+func TestARolloutRewrittenInPlaceIsNeverPutInForceAsItsPrefix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rollout.yaml")
+	store := NewStore(nil)
+	obs := &observed{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		Watch(ctx, store, Options{Path: path}, 10*time.Millisecond, slog.New(slog.DiscardHandler), obs)
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// The first chunk alone is a valid rollout (a shadow); the whole is a canary.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []string{"candidate: {watchSeconds: 20}\n", "stage: canary\n", "canary: {percent: 5}\n"} {
+		if _, err := f.WriteString(chunk); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond) // less than the settle interval
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the canary", func() bool { r := store.Current(); return r != nil && r.Stage == rollout.StageCanary })
+	if n := obs.count(); n != 1 {
+		t.Errorf("%d rollouts put in force, want only the whole document's: %q", n, obs.ids)
+	}
+}
