@@ -52,7 +52,7 @@ import (
 )
 
 // corpusDir is the golden corpus (spec 07 §7.2).
-const corpusDir = "../../cmd/dynamic-config/testdata/cases"
+const corpusDir = "../../test/cases"
 
 const candidateImage = "ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.4.0"
 
