@@ -10,10 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/dynamic-config-admission/dynamic-config/clustercheck"
+	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 )
 
 // `dynamic-config check-cluster` (issue 21): the install proof and the
@@ -80,17 +78,9 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "check-cluster: %v\nSee 'dynamic-config check-cluster --help'.\n", err)
 		return exitUsage
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	client, err := kubeclient.Kubeconfig{Path: f.kubeconfig, UserAgent: "dynamic-config-check-cluster"}.Typed()
 	if err != nil {
-		fmt.Fprintf(stderr, "check-cluster: API server client: %v\n", err)
-		return exitUsage
-	}
-	config.UserAgent = "dynamic-config-check-cluster"
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		fmt.Fprintf(stderr, "check-cluster: API server client: %v\n", err)
+		fmt.Fprintf(stderr, "check-cluster: %v\n", err)
 		return exitUsage
 	}
 

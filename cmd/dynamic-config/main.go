@@ -50,6 +50,13 @@ func init() {
 	}
 }
 
+// groupSummaries names the groups of subcommands: a subcommand whose name
+// is "<group> <verb>" (`dynamic-config rollout status`) is a verb of its
+// group, with its own flags, help page and examples.
+var groupSummaries = map[string]string{
+	"rollout": "an installation change across the fleet: a candidate's rollout, its promotion, and the workloads an older revision injected",
+}
+
 func main() {
 	memlimit.Apply(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
