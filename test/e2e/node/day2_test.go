@@ -71,8 +71,12 @@ spec:
 	if len(deciders) < 2 {
 		t.Fatalf("%d decider pods: the burst needs two (one is killed)", len(deciders))
 	}
-	victim := deciders[0]
+	victim, survivor := deciders[0], deciders[1]
 	restartsBefore := restarts(victim)
+	injectsBefore, err := scrape(survivor.Status.PodIP, 9092, `dynamic_config_decisions_total{outcome="inject",purpose="mutate"}`)
+	if err != nil {
+		t.Fatalf("the surviving decider's metrics: %v", err)
+	}
 	start := time.Now()
 	mustKubectl(t, nil, "scale", "replicaset/burst", "-n", appsNS, "--replicas", strconv.Itoa(burstSize))
 	time.Sleep(300 * time.Millisecond)
@@ -108,8 +112,12 @@ spec:
 		}
 		return nil
 	})
-	mark("burst: %d pods created in %.1fs: %d without their agent, %d failed creates; the killed decider restarted by the kubelet and Ready again",
-		len(pods), created.Seconds(), without, failed)
+	injectsAfter, err := scrape(survivor.Status.PodIP, 9092, `dynamic_config_decisions_total{outcome="inject",purpose="mutate"}`)
+	if err != nil {
+		t.Fatalf("the surviving decider's metrics: %v", err)
+	}
+	mark("burst: %d pods created in %.1fs: %d without their agent, %d failed creates; the surviving decider answered %.0f of the burst's injections (round robin: the killed one the rest, before its kill or after its restart); the killed decider restarted by the kubelet and Ready again",
+		len(pods), created.Seconds(), without, failed, injectsAfter-injectsBefore)
 	mustKubectl(t, nil, "delete", "replicaset/burst", "-n", appsNS, "--wait=false")
 }
 
@@ -231,17 +239,23 @@ func auditGauge(t *testing.T, ns string) (float64, error) {
 	if len(pods) != 1 || pods[0].Status.PodIP == "" {
 		return 0, fmt.Errorf("%d audit reporter pods", len(pods))
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + pods[0].Status.PodIP + ":9094/metrics")
+	return scrape(pods[0].Status.PodIP, 9094, fmt.Sprintf(`dynamic_config_pods_asking_uninjected{namespace=%q}`, ns))
+}
+
+// scrape reads one series (its name and labels as exposed) from a pod's
+// Prometheus endpoint; a series not exposed yet is 0.
+func scrape(podIP string, port int, series string) (float64, error) {
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(fmt.Sprintf("http://%s:%d/metrics", podIP, port))
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	want := fmt.Sprintf(`dynamic_config_pods_asking_uninjected{namespace=%q} `, ns)
-	sc := bufio.NewScanner(io.LimitReader(resp.Body, 4<<20))
+	sc := bufio.NewScanner(io.LimitReader(resp.Body, 8<<20))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), want); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
 			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
 	}
-	return 0, fmt.Errorf("no %s line", strings.TrimSpace(want))
+	return 0, sc.Err()
 }
