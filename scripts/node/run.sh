@@ -61,7 +61,11 @@ teardown() {
 	fi
 	grep -h '^node: \[' "$LOG_DIR/go-test.log" >>"$LOG_DIR/timeline.txt" 2>/dev/null
 	[[ -n ${test_start:-} && -z ${test_time:-} ]] && test_time=$((SECONDS - test_start))
-	local t=$SECONDS
+	local t=$SECONDS dropped
+	# The confinement rule drops what a pod would send out of any interface but
+	# the pod bridge: its counter says whether anything tried.
+	dropped=$(iptables -t mangle -L FORWARD -v -n -x 2>/dev/null | awk -v c="$CONFINE_COMMENT" '$0 ~ c {print $1}')
+	[[ -n $dropped ]] && note "confinement: ${dropped} packets from pods dropped on their way out of the pod bridge"
 	note "teardown"
 	"$here/down.sh" | tee -a "$LOG_DIR/timeline.txt" || status=1
 	down_time=$((SECONDS - t))

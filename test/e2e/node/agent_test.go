@@ -178,6 +178,7 @@ spec:
 		return nil
 	})
 	mark("reader: the app's log shows the document: %s", first)
+	podNetwork(t, p.Name)
 
 	second := `{"greeting":"hello again","version":2}`
 	put := putKey(t, "apps/reader.json", second)
@@ -372,4 +373,28 @@ func saveText(name, text string) {
 	dir := filepath.Join(theNode.work, "pod-logs")
 	_ = os.MkdirAll(dir, 0o755)
 	_ = os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+}
+
+// podNetwork checks what the app logged of its pod's network: routes only to
+// the pod, Service and node ranges (no default route) and the cluster DNS
+// as the only nameserver.
+func podNetwork(t *testing.T, pod string) {
+	t.Helper()
+	r := kubectl(nil, "logs", "-n", appsNS, pod, "-c", "app")
+	for _, l := range strings.Split(r.stdout, "\n") {
+		rest, ok := strings.CutPrefix(l, "app: network: routes ")
+		if !ok {
+			continue
+		}
+		routes, servers, _ := strings.Cut(rest, "; nameservers ")
+		if strings.Contains(" "+routes+" ", " default ") {
+			t.Errorf("the pod has a default route: %s", routes)
+		}
+		if servers != "10.200.0.1" {
+			t.Errorf("the pod's nameservers are %q; want the cluster DNS 10.200.0.1 only", servers)
+		}
+		mark("reader: the pod's network: routes %s (no default route); nameserver %s (the cluster DNS only)", routes, servers)
+		return
+	}
+	t.Errorf("the app logged no network line: %s", r.stdout)
 }

@@ -49,8 +49,25 @@ func startCertManager(t *testing.T) *certManagerStandIn {
 		files = append(files, "-f", filepath.Join(crds, "cert-manager.io_"+kind+".yaml"))
 	}
 	mustKubectl(t, nil, append([]string{"apply", "--server-side"}, files...)...)
-	mustKubectl(t, nil, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/certificates.cert-manager.io", "crd/clusterissuers.cert-manager.io")
+	// (kubectl wait fails on a CRD that has no status yet instead of waiting.)
+	for _, crd := range []string{"certificates.cert-manager.io", "clusterissuers.cert-manager.io"} {
+		eventually(t, "CRD "+crd+" Established", time.Minute, 500*time.Millisecond, func() error {
+			var c struct {
+				Status struct {
+					Conditions []struct{ Type, Status string } `json:"conditions"`
+				} `json:"status"`
+			}
+			if err := theNode.api.do(context.Background(), "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+crd, "", nil, &c); err != nil {
+				return err
+			}
+			for _, cond := range c.Status.Conditions {
+				if cond.Type == "Established" && cond.Status == "True" {
+					return nil
+				}
+			}
+			return fmt.Errorf("not Established: %+v", c.Status.Conditions)
+		})
+	}
 	ca, err := newTestCA("dcnode cert-manager CA issuer")
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +34,7 @@ func runApp(args []string) error {
 	}
 	mode, path := args[0], args[1]
 	log.SetFlags(0)
+	log.Print(networkLine())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	var last string
@@ -62,4 +65,44 @@ func runApp(args []string) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// networkLine says what the pod's network offers: its routes (from
+// /proc/net/route; "default" for 0.0.0.0/0) and its nameservers. The tier
+// asserts that pods have no default route and only the cluster DNS.
+func networkLine() string {
+	var routes []string
+	if data, err := os.ReadFile("/proc/net/route"); err == nil {
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 8 {
+				continue
+			}
+			dst, mask := hexIP(f[1]), hexIP(f[7])
+			if dst == "0.0.0.0" && mask == "0.0.0.0" {
+				routes = append(routes, "default")
+				continue
+			}
+			ones, _ := net.IPMask(net.ParseIP(mask).To4()).Size()
+			routes = append(routes, fmt.Sprintf("%s/%d", dst, ones))
+		}
+	}
+	var servers []string
+	if data, err := os.ReadFile("/etc/resolv.conf"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "nameserver" {
+				servers = append(servers, f[1])
+			}
+		}
+	}
+	return fmt.Sprintf("app: network: routes %s; nameservers %s", strings.Join(routes, " "), strings.Join(servers, " "))
+}
+
+// hexIP reads /proc/net/route's little-endian hex IPv4 address.
+func hexIP(h string) string {
+	v, err := strconv.ParseUint(h, 16, 32)
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }
