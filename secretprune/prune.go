@@ -15,6 +15,7 @@ package secretprune
 import (
 	"context"
 	"fmt"
+	"io"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,17 @@ type Outcome struct {
 	Name   string
 	Action Action
 	Why    string
+}
+
+// WriteOutcomes writes one line per Secret: "secret NS/NAME: ACTION[: WHY]".
+func WriteOutcomes(w io.Writer, namespace string, outcomes []Outcome) {
+	for _, o := range outcomes {
+		if o.Why == "" {
+			fmt.Fprintf(w, "secret %s/%s: %s\n", namespace, o.Name, o.Action)
+		} else {
+			fmt.Fprintf(w, "secret %s/%s: %s: %s\n", namespace, o.Name, o.Action, o.Why)
+		}
+	}
 }
 
 // Prune deletes, in namespace, each named Secret that cert-manager issued and

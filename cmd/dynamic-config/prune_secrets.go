@@ -6,12 +6,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
+	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 	"github.com/dynamic-config-admission/dynamic-config/secretprune"
 )
 
@@ -33,7 +30,7 @@ func runPruneSecrets(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var (
 		global                globalFlags
 		kubeconfig, namespace string
-		secrets               secretNames
+		secrets               = repeated{typeName: "NAME"}
 	)
 	global.register(fs, "text")
 	fs.stringVar(&kubeconfig, "kubeconfig", "", "", "kubeconfig (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
@@ -44,43 +41,20 @@ func runPruneSecrets(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if len(secrets) == 0 || namespace == "" {
+	if len(secrets.values) == 0 || namespace == "" {
 		fmt.Fprintf(stderr, "prune-secrets: --secret and --namespace are required\nSee 'dynamic-config prune-secrets --help'.\n")
 		return exitUsage
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	client, err := kubeclient.Kubeconfig{Path: kubeconfig, UserAgent: "dynamic-config-prune-secrets"}.Typed()
 	if err != nil {
-		fmt.Fprintf(stderr, "prune-secrets: API server client: %v\n", err)
+		fmt.Fprintf(stderr, "prune-secrets: %v\n", err)
 		return exitUsage
 	}
-	config.UserAgent = "dynamic-config-prune-secrets"
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		fmt.Fprintf(stderr, "prune-secrets: API server client: %v\n", err)
-		return exitUsage
-	}
-	outcomes, err := secretprune.Prune(ctx, client, namespace, secrets)
-	for _, o := range outcomes {
-		if o.Why == "" {
-			fmt.Fprintf(stdout, "secret %s/%s: %s\n", namespace, o.Name, o.Action)
-		} else {
-			fmt.Fprintf(stdout, "secret %s/%s: %s: %s\n", namespace, o.Name, o.Action, o.Why)
-		}
-	}
+	outcomes, err := secretprune.Prune(ctx, client, namespace, secrets.values)
+	secretprune.WriteOutcomes(stdout, namespace, outcomes)
 	if err != nil {
 		fmt.Fprintf(stderr, "prune-secrets: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
 }
-
-// secretNames is the repeatable --secret flag.
-type secretNames []string
-
-func (s *secretNames) String() string     { return strings.Join(*s, ",") }
-func (s *secretNames) Set(v string) error { *s = append(*s, v); return nil }
-
-// Type names the value in the help (pflag).
-func (s *secretNames) Type() string { return "NAME" }
