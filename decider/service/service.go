@@ -44,6 +44,8 @@ type Service struct {
 	maxAnswer int
 	// tracing times the resolver's two stages (WithTracing; nil = off).
 	tracing *tracing.Tracing
+	// watch serves the WatchRevision streams (watchrevision.go).
+	watch revisionWatch
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)

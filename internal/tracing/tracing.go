@@ -210,12 +210,14 @@ func (t *Tracing) StartServer(ctx context.Context, h http.Header, name string) (
 }
 
 // grpcFilter leaves out of the traces what is not an admission's: health
-// checks (every replica's client-side health watch), reflection and the
-// leader's long-lived follower streams.
+// checks (every replica's client-side health watch), reflection, the
+// leader's long-lived follower streams and the front doors' long-lived
+// revision watches.
 var grpcFilter = filters.Not(filters.Any(
 	filters.HealthCheck(),
 	filters.ServicePrefix("grpc.reflection."),
 	filters.ServiceName("dynamicconfig.decider.v1.InstallationSyncService"),
+	filters.FullMethodName("/dynamicconfig.decider.v1.DeciderService/WatchRevision"),
 ))
 
 func (t *Tracing) grpcOptions() []otelgrpc.Option {
