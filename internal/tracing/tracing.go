@@ -55,6 +55,9 @@ const (
 	AttrPatchOps   = "dynamic_config.patch_ops"
 	AttrPurpose    = "dynamic_config.purpose"
 	AttrCluster    = "dynamic_config.cluster"
+	// AttrDecisionSource is "cache" or "stale-cache" on the decide span of
+	// an answer from the front door's decision cache (issue 43).
+	AttrDecisionSource = "dynamic_config.decision_source"
 )
 
 // Config says whether and where spans are exported.
