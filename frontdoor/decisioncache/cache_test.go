@@ -123,7 +123,7 @@ func TestAnAnswerIsNotRememberedUnlessItCarriesTheAnnouncedRevisions(t *testing.
 
 func TestAnAnswerAskedAcrossAnAnnouncementOrALossIsGivenButNotRemembered(t *testing.T) {
 	for name, between := range map[string]func(*Cache){
-		"the revisions changed and back": func(c *Cache) { c.Announce(revB); c.Announce(revA) },
+		"the revisions changed and back":   func(c *Cache) { c.Announce(revB); c.Announce(revA) },
 		"the stream was lost and regained": func(c *Cache) { c.Lost(); c.Announce(revA) },
 		"the stream was lost":              func(c *Cache) { c.Lost() },
 	} {
