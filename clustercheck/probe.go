@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // What an injected pod carries (spec 03 §3, §5): the webhook's status mark
@@ -175,8 +177,8 @@ func (p *Probe) validate() error {
 	case p.Timeout <= 0 || p.AttemptTimeout <= 0 || p.InitialBackoff <= 0 || p.MaxBackoff < p.InitialBackoff:
 		return fmt.Errorf("install proof: timeout %s, attempt timeout %s and backoff %s..%s must be positive and ordered", p.Timeout, p.AttemptTimeout, p.InitialBackoff, p.MaxBackoff)
 	}
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(p.Annotations)), func(k string) bool { return strings.HasPrefix(k, "dynamic-config.rs/") }) {
-		return errors.New("install proof: the probe annotations hold no dynamic-config.rs/ key, so the webhook would never be asked")
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(p.Annotations)), annotation.Prefixed) {
+		return errors.New("install proof: the probe annotations hold no " + annotation.Prefix + " key, so the webhook would never be asked")
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func decidePlanCaller(installationPath string) (call, error) {
 
 // decide is the resolver call, apart so that profiles name it.
 func decide(inst *installation.Installation, f *decision.Facts) decision.Decision {
-	return resolve.DecidePlan(inst, f)
+	return resolve.DecidePlan(inst, nil, f)
 }
 
 // corpusFacts are the facts of a corpus pod as the decider sees them: the

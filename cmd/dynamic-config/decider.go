@@ -368,12 +368,8 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 			mode = "mtls"
 		}
 	}
-	revision := ""
-	if cur := store.Current(); cur != nil {
-		revision = cur.Revision
-	}
 	setup.logger.Info("decider listening", "addr", lis.Addr().String(), "transport", mode, "decider_role", role,
-		"token", cfg.TokenFile != "", "callers", setup.callers != "", "cluster", setup.cluster, "reflection", cfg.Reflection, "revision", revision)
+		"token", cfg.TokenFile != "", "callers", setup.callers != "", "cluster", setup.cluster, "reflection", cfg.Reflection, "revision", store.Revision())
 	return d, nil
 }
 

@@ -125,7 +125,7 @@ func (s *serveFlags) announce(logger *slog.Logger, fd *servingFrontdoor, d *runn
 	if metricsAddr != "" {
 		serving = append(serving, "metrics", metricsAddr)
 	}
-	logger.Info("serving", append(serving, "revision", d.store.Current().Revision)...)
+	logger.Info("serving", append(serving, "revision", d.store.Revision())...)
 	return nil
 }
 

@@ -93,7 +93,7 @@ type Follower struct {
 	connected      bool
 	lastAck        time.Time
 	nack           *deciderv1.FollowerNack
-	stale          bool
+	stale          bool // as last reported (checkStale); Stale() reads the clock itself
 	outage         bool // the WARN of this outage was written
 }
 
@@ -209,11 +209,7 @@ func (f *Follower) lostLeader(err error) {
 	if first {
 		level = slog.LevelWarn
 	}
-	rev := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		rev = inst.Revision
-	}
-	f.cfg.Logger.Log(context.Background(), level, msg, "error", fmt.Sprint(err), "revision", rev)
+	f.cfg.Logger.Log(context.Background(), level, msg, "error", fmt.Sprint(err), "revision", f.cfg.Store.Revision())
 }
 
 func (f *Follower) setConnected(c bool) {
@@ -238,11 +234,7 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	known := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		known = inst.Revision
-	}
-	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: known}); err != nil {
+	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: f.cfg.Store.Revision()}); err != nil {
 		return false, recvErr(stream, err)
 	}
 	for {
@@ -331,11 +323,7 @@ func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *decid
 	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: false, At: now, Problems: []string{detail}, AttemptedRevision: msg.GetRevision()})
 	f.cfg.Observer.ReloadRejected(problems)
 	f.cfg.Metrics.Snapshot(metrics.SnapshotNack)
-	rev := ""
-	if inst := f.cfg.Store.Current(); inst != nil {
-		rev = inst.Revision
-	}
-	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", rev, "problems", problems)
+	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", f.cfg.Store.Revision(), "problems", problems)
 	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Nack{Nack: &deciderv1.SyncNack{Revision: msg.GetRevision(), Nonce: msg.GetNonce(), ErrorDetail: detail}}}
 }
 
@@ -356,13 +344,24 @@ func (f *Follower) watchStale(ctx context.Context) {
 	}
 }
 
-// checkStale updates the stale flag; a change is logged and reported.
+// staleAt reports whether, at now, no snapshot or heartbeat came for longer
+// than --max-stale (never with MaxStale 0, nor before the first word). The
+// caller holds mu.
+func (f *Follower) staleAt(now time.Time) bool {
+	return f.cfg.MaxStale > 0 && !f.lastSync.IsZero() && now.Sub(f.lastSync) > f.cfg.MaxStale
+}
+
+// checkStale updates the stale flag; a change is logged, counted
+// (dynamic_config_follower_stale) and reported to OnChange (the health).
+// It runs where staleness changes — every word from the leader, the saved
+// state at start, and the follower's own ticker (watchStale) — never on the
+// decision path.
 func (f *Follower) checkStale() {
 	if f.cfg.MaxStale <= 0 {
 		return
 	}
 	f.mu.Lock()
-	stale := !f.lastSync.IsZero() && f.cfg.Now().Sub(f.lastSync) > f.cfg.MaxStale
+	stale := f.staleAt(f.cfg.Now())
 	changed := stale != f.stale
 	f.stale = stale
 	last := f.lastSync
@@ -381,12 +380,14 @@ func (f *Follower) checkStale() {
 }
 
 // Stale reports whether the follower is past --max-stale: it then refuses
-// to decide (Decide answers UNAVAILABLE) and is not ready.
+// to decide (Decide answers UNAVAILABLE) and is not ready. It reads the
+// clock against the last word from the leader and writes nothing: the log
+// line, the metric and the health change of a flip are checkStale's, which
+// the follower's own ticker runs within a second of it.
 func (f *Follower) Stale() bool {
-	f.checkStale()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.stale
+	return f.staleAt(f.cfg.Now())
 }
 
 // Serving reports whether the follower holds an installation and is not
@@ -399,16 +400,14 @@ func (f *Follower) State() *deciderv1.FollowerState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := &deciderv1.FollowerState{
-		FollowerId:     f.cfg.ID,
-		Cluster:        f.cfg.Cluster,
-		Leader:         f.cfg.Leader,
-		LeaderRevision: f.leaderRevision,
-		Connected:      f.connected,
-		LastNack:       f.nack,
-		Stale:          stale,
-	}
-	if inst := f.cfg.Store.Current(); inst != nil {
-		s.AppliedRevision = inst.Revision
+		FollowerId:      f.cfg.ID,
+		Cluster:         f.cfg.Cluster,
+		Leader:          f.cfg.Leader,
+		LeaderRevision:  f.leaderRevision,
+		Connected:       f.connected,
+		LastNack:        f.nack,
+		Stale:           stale,
+		AppliedRevision: f.cfg.Store.Revision(),
 	}
 	if !f.lastAck.IsZero() {
 		s.LastAckAt = timestamppb.New(f.lastAck)

@@ -40,6 +40,15 @@ func NewStore(inst *installation.Installation) *Store {
 // Current returns the installation in force, nil when none is held yet.
 func (s *Store) Current() *installation.Installation { return s.current.Load() }
 
+// Revision returns the revision of the installation in force, "" when none is
+// held yet: what a log line, a metric or a follower's SyncRequest names.
+func (s *Store) Revision() string {
+	if inst := s.current.Load(); inst != nil {
+		return inst.Revision
+	}
+	return ""
+}
+
 // Swap puts inst in force and returns the previous one; it wakes the
 // waiters of Changed once inst is in force.
 func (s *Store) Swap(inst *installation.Installation) *installation.Installation {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 // Values of the purpose label.
@@ -20,15 +21,6 @@ const (
 	OutcomeAllow  = "allow"
 )
 
-// Values of the refusal reason label.
-const (
-	ReasonMalformed = "malformed"
-	ReasonPinned    = "pinned"
-	ReasonPolicy    = "policy"
-	ReasonConflict  = "conflict"
-	ReasonEnvPolicy = "env_policy"
-)
-
 // Values of the env-policy mode label.
 const (
 	ModeEnforce = "enforce"
@@ -37,7 +29,8 @@ const (
 )
 
 // purposeLabels, outcomeLabels and reasonLabels map the core enums to label
-// values without allocating per request.
+// values without allocating per request (the reason label's values are
+// internal/refusallabel's, the front door's counter's too).
 var (
 	purposeLabels = map[decision.Purpose]string{
 		decision.PurposeMutate:   PurposeMutate,
@@ -50,11 +43,11 @@ var (
 		decision.OutcomeAllow:  OutcomeAllow,
 	}
 	reasonLabels = map[decision.Reason]string{
-		decision.ReasonMalformed: ReasonMalformed,
-		decision.ReasonPinned:    ReasonPinned,
-		decision.ReasonPolicy:    ReasonPolicy,
-		decision.ReasonConflict:  ReasonConflict,
-		decision.ReasonEnvPolicy: ReasonEnvPolicy,
+		decision.ReasonMalformed: refusallabel.Malformed,
+		decision.ReasonPinned:    refusallabel.Pinned,
+		decision.ReasonPolicy:    refusallabel.Policy,
+		decision.ReasonConflict:  refusallabel.Conflict,
+		decision.ReasonEnvPolicy: refusallabel.EnvPolicy,
 	}
 )
 

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 func newTestDecider(t *testing.T) (*Decider, *prometheus.Registry) {
@@ -242,4 +244,39 @@ func TestRuntimeCollectorsMayAlreadyBeRegistered(t *testing.T) {
 		}
 	}()
 	NewDecider(reg)
+}
+
+func TestEveryRefusalClassCountsUnderItsSharedReasonLabel(t *testing.T) {
+	m, reg := newTestDecider(t)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var precreated []string
+	for _, f := range families {
+		if f.GetName() != "dynamic_config_decision_refusals_total" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			precreated = append(precreated, s.GetLabel()[0].GetValue())
+		}
+	}
+	want := refusallabel.Decision()
+	slices.Sort(precreated)
+	slices.Sort(want)
+	if !slices.Equal(precreated, want) {
+		t.Fatalf("pre-created reason series %q, want internal/refusallabel's %q", precreated, want)
+	}
+	for r := decision.ReasonMalformed; r <= decision.ReasonEnvPolicy; r++ {
+		label, ok := reasonLabels[r]
+		if !ok || !slices.Contains(want, label) {
+			t.Errorf("refusal class %d counts under %q, want one of %q", r, label, want)
+			continue
+		}
+		before := seriesValue(m, `refusals{reason="`+label+`"}`)
+		m.Decided(decision.PurposeMutate, &decision.Decision{Outcome: decision.OutcomeRefuse, Refusals: []decision.Refusal{{Reason: r}}}, time.Microsecond)
+		if got := seriesValue(m, `refusals{reason="`+label+`"}`); got != before+1 {
+			t.Errorf("refusal class %d: %s went %v → %v, want one more", r, label, before, got)
+		}
+	}
 }

@@ -22,7 +22,7 @@ func richDecision() *decision.Decision {
 		SkipReason: decision.SkipNotTargeted,
 		Refusals: []decision.Refusal{{Reason: decision.ReasonPinned, Slug: "DynamicConfigPinned", HTTPCode: 400,
 			Message: "m", Check: "pin.endpoint", Key: "dynamic-config.rs/endpoint.cache", Render: "cache"}},
-		Warnings:         []decision.Warning{{Code: "volume-disk", Message: "w1"}, {Code: "tls-skip-verify", Message: "w2"}},
+		Warnings:         []decision.Warning{{Code: "volume-disk", Message: "w1"}, {Code: "tls-skip-verify", Message: `render "cache": w2`, Render: "cache"}},
 		AuditAnnotations: map[string]string{"revision": "sha256:abc", "env-policy-rule-0": "x"},
 		Renders: []decision.Render{
 			{Name: "", Source: "consul", AgentContainers: []string{"dynamic-config-init", "dynamic-config-agent"}, Validated: true,

@@ -33,7 +33,7 @@ func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 		})
 	}
 	for _, w := range d.GetWarnings() {
-		out.Warnings = append(out.Warnings, decision.Warning{Code: w.GetCode(), Message: w.GetMessage()})
+		out.Warnings = append(out.Warnings, decision.Warning{Code: w.GetCode(), Message: w.GetMessage(), Render: w.GetRender()})
 	}
 	for _, r := range d.GetRenders() {
 		render := decision.Render{

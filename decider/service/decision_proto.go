@@ -45,7 +45,7 @@ func DecisionToProtoView(d *decision.Decision, view deciderv1.DecisionView) *dec
 	if n := len(d.Warnings); n > 0 {
 		out.Warnings = make([]*deciderv1.Warning, n)
 		for i, w := range d.Warnings {
-			out.Warnings[i] = &deciderv1.Warning{Code: w.Code, Message: w.Message}
+			out.Warnings[i] = &deciderv1.Warning{Code: w.Code, Message: w.Message, Render: w.Render}
 		}
 	}
 	if view == deciderv1.DecisionView_DECISION_VIEW_PLAN {

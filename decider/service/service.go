@@ -33,9 +33,9 @@ type Service struct {
 	metrics *metrics.Decider
 	// cluster is the decider's own cluster name (WithCluster).
 	cluster string
-	// decide is the pure resolver (resolve.DecideWithClasses); decidePlan
+	// decide is the pure resolver (resolve.Decide); decidePlan
 	// answers the plan view without computing the values it would not send
-	// (resolve.DecidePlanWithClasses).
+	// (resolve.DecidePlan).
 	decide, decidePlan func(*installation.Installation, *classes.Set, *decision.Facts) decision.Decision
 	// leader and follower are the role's registries (WithLeader, WithFollower; nil = none).
 	leader   Leader
@@ -56,7 +56,7 @@ func New(store *installationloader.Store, logger *slog.Logger, m *metrics.Decide
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, logger: logger, metrics: m, decide: resolve.DecideWithClasses, decidePlan: resolve.DecidePlanWithClasses}
+	return &Service{store: store, logger: logger, metrics: m, decide: resolve.Decide, decidePlan: resolve.DecidePlan}
 }
 
 // WithClasses turns classes on with the set cs holds (spec 08 §2): while cs

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 )
 
 // The doors take workloads as istioctl kube-inject does (issue 15): the pod
@@ -155,7 +156,7 @@ func ObjectPodTarget(raw []byte, pointer, namespaceFlag, labelPrefix string) (Po
 
 // valueAt is the JSON value at pointer in doc.
 func valueAt(doc []byte, pointer string) ([]byte, error) {
-	tokens, err := jsonpatch.ParsePointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 // slugCallerRefused is the denial of an admission the decider would not
@@ -45,7 +46,7 @@ func (a *admission) refusedAsCaller(f *failure) *review.Response {
 	a.rec.reason, a.rec.check, a.rec.patchOps = slugCallerRefused, "", 0
 	a.rec.outcome, a.rec.level = metrics.OutcomeDeciderErrorDenied, slog.LevelError
 	a.rec.extra = []slog.Attr{slog.String("grpc_code", f.code), slog.String("detail", detail), slog.String("cluster", a.h.cluster)}
-	a.h.metrics.Refusal(metrics.ReasonCallerRefused)
+	a.h.metrics.Refusal(refusallabel.CallerRefused)
 	a.h.metrics.AuthorizationFailure(a.webhook, f.code)
 	return denied(a.req.UID, 403, slugCallerRefused, msg)
 }

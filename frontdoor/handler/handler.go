@@ -206,8 +206,6 @@ func writeAnswer(w http.ResponseWriter, resp *review.Response) {
 	_, _ = w.Write(body) // a client that went away has nothing left to tell
 }
 
-// read applies the checks of spec 04 §6 in order and decodes the review.
-// On failure it returns the HTTP status and body.
 // readBody reads the whole request body. The API server sends a
 // Content-Length, so the body is read into one buffer of that size instead
 // of the growing ones of io.ReadAll; a body of unknown length (chunked) is
@@ -224,6 +222,12 @@ func readBody(body io.Reader, length int64) ([]byte, error) {
 	return b, nil
 }
 
+// read applies the checks of spec 04 §6 in order — the method (POST; 405
+// with an Allow header), the Content-Type (application/json; 415), the size
+// against --max-request-bytes (the declared Content-Length first, then the
+// bytes read; 413), the body read whole (400) — and decodes the review (400,
+// the body naming what was wrong). On failure the request is nil and the
+// HTTP status and body to answer with are returned.
 func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request, int, string) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)

@@ -24,6 +24,7 @@ import (
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
 
@@ -252,9 +253,9 @@ func (a *admission) failed(f *failure) *review.Response {
 		a.rec.outcome = metrics.OutcomeDeciderErrorAllowed
 		return errored(a.req.UID, code, w)
 	}
-	httpCode, slug, label := int32(503), slugDeciderUnavailable, metrics.ReasonDeciderUnavailable
+	httpCode, slug, label := int32(503), slugDeciderUnavailable, refusallabel.DeciderUnavailable
 	if f.code == "" {
-		httpCode, slug, label = 500, slugInternal, metrics.ReasonInternal
+		httpCode, slug, label = 500, slugInternal, refusallabel.Internal
 	}
 	a.rec.outcome, a.rec.reason = metrics.OutcomeDeciderErrorDenied, slug
 	a.h.metrics.Refusal(label)
@@ -284,6 +285,6 @@ func (a *admission) recovered(detail string) *review.Response {
 // malformed denies an object that does not decode as its kind (04 §6).
 func (a *admission) malformed(err error) *review.Response {
 	a.rec.outcome, a.rec.reason, a.rec.level = metrics.OutcomeRefused, slugMalformed, slog.LevelInfo
-	a.h.metrics.Refusal(metrics.ReasonMalformed)
+	a.h.metrics.Refusal(refusallabel.Malformed)
 	return denied(a.req.UID, 400, slugMalformed, "dynamic-config.rs: "+redact.URL(err.Error()))
 }

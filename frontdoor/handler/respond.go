@@ -6,6 +6,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 // The answers an admission ends in, in the spirit of controller-runtime's
@@ -101,13 +102,13 @@ func warnings(d *deciderv1.Decision) []string {
 func refusalLabel(r *deciderv1.Refusal) string {
 	switch r.GetReason() {
 	case deciderv1.RefusalReason_REFUSAL_REASON_PINNED:
-		return metrics.ReasonPinned
+		return refusallabel.Pinned
 	case deciderv1.RefusalReason_REFUSAL_REASON_POLICY:
-		return metrics.ReasonPolicy
+		return refusallabel.Policy
 	case deciderv1.RefusalReason_REFUSAL_REASON_CONFLICT:
-		return metrics.ReasonConflict
+		return refusallabel.Conflict
 	case deciderv1.RefusalReason_REFUSAL_REASON_ENV_POLICY:
-		return metrics.ReasonEnvPolicy
+		return refusallabel.EnvPolicy
 	}
-	return metrics.ReasonMalformed
+	return refusallabel.Malformed
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 func TestFromDecision(t *testing.T) {
@@ -48,7 +49,7 @@ func TestFromDecision(t *testing.T) {
 			name:    "a refusal is denied with the first refusal's code, slug and message and counted under its reason",
 			d:       &deciderv1.Decision{Outcome: deciderv1.Outcome_OUTCOME_REFUSE, Refusals: []*deciderv1.Refusal{refusal, {ReasonSlug: "Second", HttpCode: 400}}},
 			want:    `{"allowed":false,"status":{"code":422,"message":"no","reason":"DynamicConfigEnvPolicy"},"uid":"u"}`,
-			outcome: metrics.OutcomeRefused, reason: "DynamicConfigEnvPolicy", check: "E1", refusal: metrics.ReasonEnvPolicy,
+			outcome: metrics.OutcomeRefused, reason: "DynamicConfigEnvPolicy", check: "E1", refusal: refusallabel.EnvPolicy,
 		},
 		{
 			name:    "an empty audit annotation map is left out of the answer",

@@ -1,9 +1,9 @@
 // Package jsonpatch applies RFC 6902 patches for the offline door (inject)
 // and for tests that re-admit a patched pod, with evanphx/json-patch (v4),
 // the engine the API server applies a mutating webhook's patch with, so that
-// what inject prints is what the cluster stores. It also holds the RFC 6901
-// pointer helpers the patch builder and inject use. The front door itself
-// never applies patches and never computes them with a library (spec 03 §4.1).
+// what inject prints is what the cluster stores (the RFC 6901 pointer helpers
+// are frontdoor/jsonpointer's). The front door itself never applies patches
+// and never computes them with a library (spec 03 §4.1).
 package jsonpatch
 
 import (
@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	evanphx "gopkg.in/evanphx/json-patch.v4"
 
@@ -63,48 +62,4 @@ func decode(doc []byte) (any, error) {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
-}
-
-// ParsePointer splits an RFC 6901 JSON Pointer into its unescaped reference
-// tokens. "" is the whole document.
-func ParsePointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
-	}
-	if p[0] != '/' {
-		return nil, fmt.Errorf("path %q is not a JSON Pointer: it must start with \"/\"", p)
-	}
-	parts := strings.Split(p[1:], "/")
-	for i, part := range parts {
-		if !strings.Contains(part, "~") {
-			continue
-		}
-		var b strings.Builder
-		for j := 0; j < len(part); j++ {
-			if part[j] != '~' {
-				b.WriteByte(part[j])
-				continue
-			}
-			if j+1 >= len(part) || (part[j+1] != '0' && part[j+1] != '1') {
-				return nil, fmt.Errorf("path %q has an invalid escape: \"~\" must be followed by 0 or 1", p)
-			}
-			if part[j+1] == '0' {
-				b.WriteByte('~')
-			} else {
-				b.WriteByte('/')
-			}
-			j++
-		}
-		parts[i] = b.String()
-	}
-	return parts, nil
-}
-
-// EscapeToken escapes one reference token for a JSON Pointer: "~" → "~0",
-// then "/" → "~1".
-func EscapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

@@ -149,18 +149,6 @@ func TestApplyBehavesAsTheAPIServersEngine(t *testing.T) {
 	}
 }
 
-func TestEscapeTokenRoundTrips(t *testing.T) {
-	for _, s := range []string{"plain", "dynamic-config.rs/status", "a~b", "~1/~0", ""} {
-		tokens, err := ParsePointer("/" + EscapeToken(s))
-		if err != nil {
-			t.Fatalf("ParsePointer(%q) error = %v", s, err)
-		}
-		if len(tokens) != 1 || tokens[0] != s {
-			t.Fatalf("round trip of %q gave %q", s, tokens)
-		}
-	}
-}
-
 func FuzzApply(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":null}],"m":{}}`), []byte(`[{"op":"add","path":"/a/-","value":2},{"op":"remove","path":"/a/0"},{"op":"replace","path":"/m","value":{"x~y/z":1}}]`))
 	f.Add([]byte(`[]`), []byte(`[{"op":"add","path":"/0","value":"x"},{"op":"add","path":"","value":{}}]`))

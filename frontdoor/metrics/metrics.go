@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 // Buckets are the admission and RPC histogram buckets, in seconds (spec 07 §5).
@@ -29,21 +31,6 @@ const (
 	OutcomeRefused             = "refused"
 	OutcomeDeciderErrorAllowed = "decider_error_allowed"
 	OutcomeDeciderErrorDenied  = "decider_error_denied"
-)
-
-// Reasons of dynamic_config_admission_refusals_total.
-const (
-	ReasonMalformed          = "malformed"
-	ReasonPinned             = "pinned"
-	ReasonPolicy             = "policy"
-	ReasonConflict           = "conflict"
-	ReasonEnvPolicy          = "env_policy"
-	ReasonDeciderUnavailable = "decider_unavailable"
-	ReasonInternal           = "internal"
-	// ReasonCallerRefused: the decider refused this front door as a caller
-	// (PERMISSION_DENIED, UNAUTHENTICATED) — a denial whatever
-	// --on-decider-error says (issue 23).
-	ReasonCallerRefused = "caller_refused"
 )
 
 // Results of dynamic_config_decision_cache_lookups_total (issue 43).
@@ -155,7 +142,7 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 	for _, o := range []string{OutcomeSkipped, OutcomeAllowed, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
 		m.answered[[2]string{WebhookValidate, o}] = m.validations.WithLabelValues(o)
 	}
-	for _, r := range []string{ReasonMalformed, ReasonPinned, ReasonPolicy, ReasonConflict, ReasonEnvPolicy, ReasonDeciderUnavailable, ReasonInternal, ReasonCallerRefused} {
+	for _, r := range refusallabel.FrontDoor() {
 		m.refusals.WithLabelValues(r)
 	}
 	for _, w := range []string{WebhookMutate, WebhookValidate} {
@@ -201,7 +188,8 @@ func (m *Frontdoor) AuthorizationFailure(webhook, code string) {
 	m.authFails.WithLabelValues(webhook, code).Inc()
 }
 
-// Refusal counts one denied admission by reason (a Reason constant).
+// Refusal counts one denied admission by reason (an internal/refusallabel
+// value).
 func (m *Frontdoor) Refusal(reason string) {
 	if m == nil {
 		return

@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
+	"github.com/dynamic-config-admission/dynamic-config/internal/refusallabel"
 )
 
 func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
@@ -21,7 +22,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 	m := NewFrontdoor(reg)
 	m.Admission(WebhookMutate, OutcomePatched, 3*time.Millisecond)
 	m.Admission(WebhookValidate, OutcomeAllowed, time.Millisecond)
-	m.Refusal(ReasonPinned)
+	m.Refusal(refusallabel.Pinned)
 	m.PatchBytes(1444)
 	m.DeciderRPC("OK", time.Millisecond)
 	m.RevisionAnswered("sha256:x")
@@ -115,7 +116,7 @@ func TestFrontdoorMetricsAreTheSpecs(t *testing.T) {
 func TestNilMetricsRecordNothing(t *testing.T) {
 	var m *Frontdoor
 	m.Admission(WebhookMutate, OutcomeSkipped, time.Second)
-	m.Refusal(ReasonInternal)
+	m.Refusal(refusallabel.Internal)
 	m.AuthorizationFailure(WebhookMutate, "PermissionDenied")
 	m.PatchBytes(1)
 	m.DeciderRPC("OK", time.Second)

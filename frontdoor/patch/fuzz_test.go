@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -131,7 +132,7 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		for _, op := range p.Ops {
-			if _, err := jsonpatch.ParsePointer(op.Path); err != nil || op.Path == "" {
+			if _, err := jsonpointer.Parse(op.Path); err != nil || op.Path == "" {
 				t.Fatalf("op path %q is not a valid JSON Pointer: %v", op.Path, err)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -119,7 +119,7 @@ func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 	if !b.pod.AnnotationsPresent {
 		b.add(pathAnnotations, emptyObject)
 	}
-	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
+	b.add(pathAnnotations+"/"+jsonpointer.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
 	return nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -39,7 +39,7 @@ func referenceBuild(plan *deciderv1.MutationPlan, pod *Pod) ([]byte, error) {
 	if !pod.AnnotationsPresent {
 		b.add(pathAnnotations, map[string]any{})
 	}
-	b.add(pathAnnotations+"/"+jsonpatch.EscapeToken(sa.GetKey()), sa.GetValue()) // RFC 6901
+	b.add(pathAnnotations+"/"+jsonpointer.EscapeToken(sa.GetKey()), sa.GetValue()) // RFC 6901
 
 	// 2. Volumes.
 	for i, v := range plan.GetVolumes() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -91,7 +92,7 @@ func FuzzPatchAppliesToThePodAsReceived(f *testing.F) {
 			return
 		}
 		for _, op := range p.Ops {
-			if _, err := jsonpatch.ParsePointer(op.Path); err != nil || op.Path == "" {
+			if _, err := jsonpointer.Parse(op.Path); err != nil || op.Path == "" {
 				t.Fatalf("op path %q is not a valid JSON Pointer: %v", op.Path, err)
 			}
 		}

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -248,54 +249,85 @@ func (r *Rotator) reconcileCA(ctx context.Context, now time.Time) (*Authority, [
 }
 
 // publish sets caBundle on every webhook of both configurations, writing
-// only the ones that differ.
+// only the ones that differ. A missing mutating configuration is warned
+// about; the validating one exists only with envPolicy rules.
 func (r *Rotator) publish(ctx context.Context, bundle []byte) error {
 	adm := r.cfg.Client.AdmissionregistrationV1()
-	if name := r.cfg.MutatingWebhook; name != "" {
-		cfg, err := adm.MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			r.cfg.Logger.Warn("self-rotate: the mutating webhook configuration does not exist", "name", name)
-		case err != nil:
-			return fmt.Errorf("read mutatingwebhookconfiguration %s: %w", name, err)
-		default:
-			changed := false
-			for i := range cfg.Webhooks {
-				if !bytes.Equal(cfg.Webhooks[i].ClientConfig.CABundle, bundle) {
-					cfg.Webhooks[i].ClientConfig.CABundle, changed = bundle, true
-				}
-			}
-			if changed {
-				if _, err := adm.MutatingWebhookConfigurations().Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
-					return fmt.Errorf("write the caBundle of mutatingwebhookconfiguration %s: %w", name, err)
-				}
-				r.cfg.Logger.Info("self-rotate: caBundle written", "mutatingwebhookconfiguration", name)
-			}
-		}
+	mutating := webhookConfiguration[*admissionregistrationv1.MutatingWebhookConfiguration]{
+		kind:           "mutatingwebhookconfiguration",
+		missingWarning: "self-rotate: the mutating webhook configuration does not exist",
+		get:            adm.MutatingWebhookConfigurations().Get,
+		update:         adm.MutatingWebhookConfigurations().Update,
+		setCABundle: func(c *admissionregistrationv1.MutatingWebhookConfiguration, bundle []byte) bool {
+			return setCABundle(c.Webhooks, func(w *admissionregistrationv1.MutatingWebhook) *admissionregistrationv1.WebhookClientConfig {
+				return &w.ClientConfig
+			}, bundle)
+		},
 	}
-	if name := r.cfg.ValidatingWebhook; name != "" {
-		cfg, err := adm.ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			// rendered only with envPolicy rules
-		case err != nil:
-			return fmt.Errorf("read validatingwebhookconfiguration %s: %w", name, err)
-		default:
-			changed := false
-			for i := range cfg.Webhooks {
-				if !bytes.Equal(cfg.Webhooks[i].ClientConfig.CABundle, bundle) {
-					cfg.Webhooks[i].ClientConfig.CABundle, changed = bundle, true
-				}
-			}
-			if changed {
-				if _, err := adm.ValidatingWebhookConfigurations().Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
-					return fmt.Errorf("write the caBundle of validatingwebhookconfiguration %s: %w", name, err)
-				}
-				r.cfg.Logger.Info("self-rotate: caBundle written", "validatingwebhookconfiguration", name)
-			}
-		}
+	validating := webhookConfiguration[*admissionregistrationv1.ValidatingWebhookConfiguration]{
+		kind:   "validatingwebhookconfiguration",
+		get:    adm.ValidatingWebhookConfigurations().Get,
+		update: adm.ValidatingWebhookConfigurations().Update,
+		setCABundle: func(c *admissionregistrationv1.ValidatingWebhookConfiguration, bundle []byte) bool {
+			return setCABundle(c.Webhooks, func(w *admissionregistrationv1.ValidatingWebhook) *admissionregistrationv1.WebhookClientConfig {
+				return &w.ClientConfig
+			}, bundle)
+		},
 	}
+	if err := mutating.publish(ctx, r.cfg.Logger, r.cfg.MutatingWebhook, bundle); err != nil {
+		return err
+	}
+	return validating.publish(ctx, r.cfg.Logger, r.cfg.ValidatingWebhook, bundle)
+}
+
+// webhookConfiguration is one kind of webhook configuration as publish reads
+// and writes it: C is the mutating or the validating configuration.
+type webhookConfiguration[C any] struct {
+	kind           string // the resource, as the log and the errors name it
+	missingWarning string // logged when the configuration does not exist; "" = skipped quietly
+	get            func(context.Context, string, metav1.GetOptions) (C, error)
+	update         func(context.Context, C, metav1.UpdateOptions) (C, error)
+	setCABundle    func(C, []byte) bool // reports whether a webhook's caBundle changed
+}
+
+// publish sets caBundle on every webhook of the configuration name ("" =
+// none) and writes the configuration when one differed; a configuration that
+// does not exist is skipped.
+func (w webhookConfiguration[C]) publish(ctx context.Context, logger *slog.Logger, name string, bundle []byte) error {
+	if name == "" {
+		return nil
+	}
+	cfg, err := w.get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		if w.missingWarning != "" {
+			logger.Warn(w.missingWarning, "name", name)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("read %s %s: %w", w.kind, name, err)
+	}
+	if !w.setCABundle(cfg, bundle) {
+		return nil
+	}
+	if _, err := w.update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("write the caBundle of %s %s: %w", w.kind, name, err)
+	}
+	logger.Info("self-rotate: caBundle written", w.kind, name)
 	return nil
+}
+
+// setCABundle sets bundle as the caBundle of every webhook of hooks, whose
+// client configuration clientConfig points at, and reports whether one
+// differed.
+func setCABundle[W any](hooks []W, clientConfig func(*W) *admissionregistrationv1.WebhookClientConfig, bundle []byte) bool {
+	changed := false
+	for i := range hooks {
+		if cc := clientConfig(&hooks[i]); !bytes.Equal(cc.CABundle, bundle) {
+			cc.CABundle, changed = bundle, true
+		}
+	}
+	return changed
 }
 
 // serve is every replica's duty: re-read the Secret (every second while

@@ -222,10 +222,13 @@ type Refusal struct {
 	Render   string
 }
 
-// Warning is one warning.
+// Warning is one warning. A named render's warning names the render in
+// Render (its Message also starts with render "<name>": ); the default
+// render's and pod-wide warnings have none.
 type Warning struct {
 	Code    string
 	Message string
+	Render  string
 }
 
 // Render is one render with the provenance of each of its knobs.

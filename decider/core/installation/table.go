@@ -148,8 +148,13 @@ var documentKeys = func() []string {
 	return out
 }()
 
-// StoreKnobs are the per-store knobs of spec 02 §5.2, in order (the list of
-// the unknown-knob message). overridable is the group's flag, not a value.
+// StoreKnobs are the per-store knobs of spec 02 §5.2, in the spec's order
+// (the list of the unknown-knob message, which the spec words; the registry
+// orders its rows otherwise, so the order is written here). overridable is
+// the group's flag, not a value. Every other name is a registry row with a
+// store tier (registry.TierStore) and every such row is here: a new one
+// takes its place in the spec's order (ARCHITECTURE.md, "Where a change
+// goes"; TestThePerStoreListsNameTheRegistrysKnobs fails until it does).
 var StoreKnobs = []string{
 	"agent-cpu-request", "agent-memory-request", "agent-cpu-limit", "agent-memory-limit",
 	"file-mode", "watch-seconds", "mode", "volume-medium", "native-sidecar",
@@ -159,13 +164,18 @@ var StoreKnobs = []string{
 	"auth-username", "auth-token-path", "namespace", "ref", "api-url", "template", "template-configmap",
 }
 
-// StoreShapedKnobs are the store-shaped knobs of spec 02 §4: per-store only,
-// refused at the fleet tier.
-var StoreShapedKnobs = []string{
-	"endpoint", "endpoint-secret", "key", "token-secret", "password-secret", "ca-configmap",
-	"tls-secret", "ssh-secret", "aws-secret", "section", "auth", "auth-mount", "auth-role",
-	"auth-username", "auth-token-path", "namespace", "ref", "api-url", "template", "template-configmap",
-}
+// StoreShapedKnobs are the store-shaped knobs of spec 02 §4 — per-store
+// only, refused at the fleet tier — in registry order: the rows marked
+// StoreShaped.
+var StoreShapedKnobs = func() []string {
+	var out []string
+	for _, r := range registry.Rows() {
+		if r.StoreShaped {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}()
 
 // FleetKnobs are the knobs with a fleet default (spec 02 §2.1, registry.Fleet), in table order.
 var FleetKnobs = func() []string {

@@ -62,9 +62,9 @@ func storeDefaultsNotApplied(in *Input) []decision.Warning {
 			if set {
 				where = "it is " + podValue
 			}
-			out = append(out, decision.Warning{Code: WarnStoreDefaultNotApplied, Message: namedRenderPrefixStart + r.Name + namedRenderPrefixEnd +
-				"storeDefaults." + store + " sets " + row.Name + "=" + sv.Text + ", which is not applied: " + row.Name +
-				" is pod-wide and comes from the default render (store " + defaultStore + "), where " + where})
+			out = append(out, renderWarning(WarnStoreDefaultNotApplied, r.Name,
+				"storeDefaults."+store+" sets "+row.Name+"="+sv.Text+", which is not applied: "+row.Name+
+					" is pod-wide and comes from the default render (store "+defaultStore+"), where "+where))
 		}
 	}
 	return out
@@ -89,12 +89,8 @@ func tokenlessKubernetesAuth(in *Input) []decision.Warning {
 		if auth != "kubernetes" || r.Values.Has(registry.AuthTokenPath) {
 			continue
 		}
-		prefix := ""
-		if r.Name != "" {
-			prefix = namedRenderPrefixStart + r.Name + namedRenderPrefixEnd
-		}
-		out = append(out, decision.Warning{Code: WarnNoServiceAccountToken, Message: prefix +
-			"auth is kubernetes, but the pod sets automountServiceAccountToken: false: the agent finds no service account token to log in with; mount the token (automountServiceAccountToken: true) or point auth-token-path at one"})
+		out = append(out, renderWarning(WarnNoServiceAccountToken, r.Name,
+			"auth is kubernetes, but the pod sets automountServiceAccountToken: false: the agent finds no service account token to log in with; mount the token (automountServiceAccountToken: true) or point auth-token-path at one"))
 	}
 	return out
 }

@@ -49,8 +49,8 @@ var (
 )
 
 // Warnings returns the mutating-path warnings of spec 03 §6.1, in order,
-// computed from resolved values (any tier). A named render's warnings are
-// prefixed `render "<n>": `.
+// computed from resolved values (any tier). A named render's warnings name
+// it in Render and are prefixed `render "<n>": ` (renderWarning).
 func Warnings(in *Input) []decision.Warning {
 	dir := sharedDir(in)
 	var warnings []decision.Warning
@@ -64,14 +64,21 @@ func Warnings(in *Input) []decision.Warning {
 		v := view{in: in, render: &in.Named[i], name: in.Named[i].Name, dir: dir}
 		for _, rule := range renderRules {
 			if text := rule.text(&v); text != "" {
-				warnings = append(warnings, decision.Warning{
-					Code:    rule.code,
-					Message: namedRenderPrefixStart + v.name + namedRenderPrefixEnd + text,
-				})
+				warnings = append(warnings, renderWarning(rule.code, v.name, text))
 			}
 		}
 	}
 	return append(warnings, podWarnings(in)...)
+}
+
+// renderWarning is a warning of render name: a named render's names it in
+// Render and its message starts with `render "<name>": ` (spec 03 §6.1
+// rule 8); the default render's ("") is text alone.
+func renderWarning(code, name, text string) decision.Warning {
+	if name == "" {
+		return decision.Warning{Code: code, Message: text}
+	}
+	return decision.Warning{Code: code, Render: name, Message: namedRenderPrefixStart + name + namedRenderPrefixEnd + text}
 }
 
 func volumeDisk(v *view) string {

@@ -10,6 +10,12 @@ func warn(code, message string) decision.Warning {
 	return decision.Warning{Code: code, Message: message}
 }
 
+// renderWarn is named render render's warning: the render named in its own
+// field and in the message's prefix (spec 03 §6.1 rule 8).
+func renderWarn(code, render, text string) decision.Warning {
+	return decision.Warning{Code: code, Render: render, Message: `render "` + render + `": ` + text}
+}
+
 func TestWarnings(t *testing.T) {
 	const (
 		disk      = "volume-medium=disk keeps the rendered document on node-backed storage, where it outlives the pod"
@@ -56,10 +62,10 @@ func TestWarnings(t *testing.T) {
 			[]decision.Warning{
 				warn("volume-disk", disk),
 				warn("tls-skip-verify", skip),
-				warn("file-mode-world-readable", `render "a": `+world),
-				warn("watch-seconds-low", `render "a": `+watchLow),
-				warn("tls-skip-verify", `render "a": `+skip),
-				warn("tls-skip-verify", `render "b": `+skip),
+				renderWarn("file-mode-world-readable", "a", world),
+				renderWarn("watch-seconds-low", "a", watchLow),
+				renderWarn("tls-skip-verify", "a", skip),
+				renderWarn("tls-skip-verify", "b", skip),
 			}},
 		{"every default rule in order", map[string]string{"volume-medium": "disk", "file-mode": "644", "watch-seconds": "2",
 			"tls-skip-verify": "true", "dynamic": "true", "revoke-on-shutdown": "false", "history": "3"}, nil,

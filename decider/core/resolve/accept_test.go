@@ -12,7 +12,7 @@ import (
 
 func TestAPodWithOnlyInjectUnderTheEmptyInstallationIsRefusedForTheEndpointFirst(t *testing.T) {
 	// B15, the no-source form: not source (B57), not path (B55).
-	r := mustRefuse(t, Decide(installation.Empty(), facts("inject", "true")))
+	r := mustRefuse(t, Decide(installation.Empty(), nil, facts("inject", "true")))
 	if r.Check != "endpoint.required" || !strings.Contains(r.Message, "— and name the store with dynamic-config.rs/source") {
 		t.Fatalf("refusal %+v", r)
 	}
@@ -38,7 +38,7 @@ func TestSkips(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(installation.Empty(), tt.pod)
+			d := Decide(installation.Empty(), nil, tt.pod)
 			if d.Outcome != decision.OutcomeSkip || d.SkipReason != tt.want {
 				t.Fatalf("outcome %v skip %v, want skip %v; refusals %+v", d.Outcome, d.SkipReason, tt.want, d.Refusals)
 			}
@@ -93,7 +93,7 @@ func TestAcceptedValuesResolveNormalised(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(load(t, "", tt.env...), tt.pod)
+			d := Decide(load(t, "", tt.env...), nil, tt.pod)
 			mustInject(t, d)
 			v := resolved(t, d, tt.render, tt.knob)
 			if v.Value != tt.value || !v.Set || v.Tier != decision.TierAnnotation || v.AnnotationKey == "" {
@@ -103,33 +103,45 @@ func TestAcceptedValuesResolveNormalised(t *testing.T) {
 	}
 }
 
-func TestEveryStoreShapedPinRefusesADifferingAnnotationAndPassesTheSameOne(t *testing.T) {
-	type knobCase struct{ knob, pinned, other string }
-	cases := []knobCase{
-		{"endpoint", "e://pinned", "e://other"}, {"endpoint-secret", "a/b", "c/d"}, {"key", "k1", "k2"},
-		{"token-secret", "a/b", "c/d"}, {"password-secret", "a/b", "c/d"}, {"ca-configmap", "ca", "ca2"},
-		{"tls-secret", "t", "t2"}, {"ssh-secret", "s", "s2"}, {"aws-secret", "aws", "aws2"}, {"section", "db", "web"},
-		{"auth", "ssh-key", "token"}, {"auth-mount", "m", "m2"}, {"auth-role", "r", "r2"}, {"auth-username", "u", "u2"},
-		{"auth-token-path", "/t", "/t2"}, {"namespace", "n", "n2"}, {"ref", "main", "dev"}, {"api-url", "http://a", "http://b"},
-		{"template", "{{ . }}", "{{ .x }}"}, {"template-configmap", "t", "t2"},
+// storeShapedPin is a store-shaped knob pinned at s3's store tier (pinned)
+// and another value of it.
+type storeShapedPin struct{ knob, pinned, other string }
+
+// storeShapedPins are a pin of every store-shaped knob.
+var storeShapedPins = []storeShapedPin{
+	{"endpoint", "e://pinned", "e://other"}, {"endpoint-secret", "a/b", "c/d"}, {"key", "k1", "k2"},
+	{"token-secret", "a/b", "c/d"}, {"password-secret", "a/b", "c/d"}, {"ca-configmap", "ca", "ca2"},
+	{"tls-secret", "t", "t2"}, {"ssh-secret", "s", "s2"}, {"aws-secret", "aws", "aws2"}, {"section", "db", "web"},
+	{"auth", "ssh-key", "token"}, {"auth-mount", "m", "m2"}, {"auth-role", "r", "r2"}, {"auth-username", "u", "u2"},
+	{"auth-token-path", "/t", "/t2"}, {"namespace", "n", "n2"}, {"ref", "main", "dev"}, {"api-url", "http://a", "http://b"},
+	{"template", "{{ . }}", "{{ .x }}"}, {"template-configmap", "t", "t2"},
+}
+
+// doc is the installation document pinning the knob at s3's store tier.
+func (c storeShapedPin) doc() string {
+	return "storeDefaults:\n  s3:\n    " + c.knob + ": \"" + c.pinned + "!\"\n"
+}
+
+// pod is an s3 pod setting the knob to v.
+func (c storeShapedPin) pod(v string) *decision.Facts {
+	f := storePod("s3")
+	if c.knob == "endpoint-secret" {
+		delete(f.Annotations, "dynamic-config.rs/endpoint")
 	}
-	for _, c := range cases {
+	f.Annotations["dynamic-config.rs/"+c.knob] = v
+	return f
+}
+
+func TestEveryStoreShapedPinRefusesADifferingAnnotationAndPassesTheSameOne(t *testing.T) {
+	for _, c := range storeShapedPins {
 		t.Run(c.knob, func(t *testing.T) {
-			doc := "storeDefaults:\n  s3:\n    " + c.knob + ": \"" + c.pinned + "!\"\n"
-			inst := load(t, doc)
-			pod := func(v string) *decision.Facts {
-				f := storePod("s3")
-				if c.knob == "endpoint-secret" {
-					delete(f.Annotations, "dynamic-config.rs/endpoint")
-				}
-				f.Annotations["dynamic-config.rs/"+c.knob] = v
-				return f
-			}
-			r := mustRefuse(t, Decide(inst, pod(c.other)))
+			inst := load(t, c.doc())
+			pod := c.pod
+			r := mustRefuse(t, Decide(inst, nil, pod(c.other)))
 			if r.Check != "pin."+c.knob || r.Slug != SlugPinned || !strings.HasSuffix(r.Message, advice) {
 				t.Fatalf("refusal %+v", r)
 			}
-			d := Decide(inst, pod(c.pinned))
+			d := Decide(inst, nil, pod(c.pinned))
 			if d.Outcome == decision.OutcomeRefuse && strings.HasPrefix(d.Refusals[0].Check, "pin.") {
 				t.Fatalf("restating the pinned value is refused: %+v", d.Refusals[0])
 			}
@@ -139,7 +151,7 @@ func TestEveryStoreShapedPinRefusesADifferingAnnotationAndPassesTheSameOne(t *te
 
 func TestAPinnedValueTheAnnotationOmitsIsFilled(t *testing.T) {
 	inst := load(t, "storeDefaults:\n  consul: \"key=shared/app.json!, section=db!\"\n")
-	d := Decide(inst, facts("inject", "true", "source", "consul", "endpoint", "e://x", "path", "/config/a.json"))
+	d := Decide(inst, nil, facts("inject", "true", "source", "consul", "endpoint", "e://x", "path", "/config/a.json"))
 	mustInject(t, d)
 	if got := args(agent(t, d, "dynamic-config-agent")); !strings.Contains(got, "--key shared/app.json --out /config/a.json --section db") {
 		t.Fatalf("args %s", got)
@@ -148,7 +160,7 @@ func TestAPinnedValueTheAnnotationOmitsIsFilled(t *testing.T) {
 
 func TestThePairResolvesAsALevel(t *testing.T) {
 	inst := load(t, "storeDefaults:\n  consul: \"endpoint=http://consul.infra:8500, template-configmap=tpl\"\n")
-	d := Decide(inst, facts("inject", "true", "source", "consul", "endpoint-secret", "addr/url", "key", "k", "path", "/config/a.json"))
+	d := Decide(inst, nil, facts("inject", "true", "source", "consul", "endpoint-secret", "addr/url", "key", "k", "path", "/config/a.json"))
 	mustInject(t, d)
 	ep := resolved(t, d, "", "endpoint")
 	if ep.Set || ep.Tier != decision.TierNone || ep.Note != "pair answered by the pod: installation halves muted" {
@@ -171,7 +183,7 @@ func TestSameUserTakesTheUIDFromThePodSpec(t *testing.T) {
 		f.RunAsUser = i64(1000)
 		f.Containers[0].RunAsUser = i64(1234)
 	})
-	d := Decide(load(t, `runAsUser: "1234!"`), pod)
+	d := Decide(load(t, `runAsUser: "1234!"`), nil, pod)
 	mustInject(t, d)
 	v := resolved(t, d, "", "agent-run-as-user")
 	if v.Tier != decision.TierPodSpec || v.Value != "1234" || v.Note != "inherited from spec.containers[0].securityContext.runAsUser" || v.Pinned {
@@ -203,7 +215,7 @@ func TestFleetAndPodAgentEnvMerge(t *testing.T) {
 			if tt.ns == "payments" {
 				pod.Annotations["dynamic-config.rs/source"] = "vault"
 			}
-			d := Decide(inst, pod)
+			d := Decide(inst, nil, pod)
 			mustInject(t, d)
 			var got []string
 			for _, e := range agent(t, d, "dynamic-config-agent").Env {
@@ -229,7 +241,7 @@ func TestFleetAndPodAgentEnvMerge(t *testing.T) {
 
 func TestTheAWSSecretStepsTheFleetCredentialsAside(t *testing.T) {
 	inst := load(t, `agentEnv: "AWS_ACCESS_KEY_ID=fleet, RUST_LOG=info"`)
-	d := Decide(inst, storePod("s3", "aws-secret", "creds"))
+	d := Decide(inst, nil, storePod("s3", "aws-secret", "creds"))
 	mustInject(t, d)
 	var names []string
 	for _, e := range agent(t, d, "dynamic-config-agent").Env {
@@ -242,7 +254,7 @@ func TestTheAWSSecretStepsTheFleetCredentialsAside(t *testing.T) {
 
 func TestGatesAreRecordedForEveryRenderInOrder(t *testing.T) {
 	inst := load(t, "sourceAllow: \"team-b: git; *: consul, redis\"\nsourceDeny: \"team-b: s3\"\n")
-	d := Decide(inst, cachePod())
+	d := Decide(inst, nil, cachePod())
 	mustInject(t, d)
 	var got []string
 	for _, g := range d.Gates {
@@ -258,7 +270,7 @@ func TestGatesAreRecordedForEveryRenderInOrder(t *testing.T) {
 }
 
 func TestNamedRendersGetTheirOwnAgentsAndValues(t *testing.T) {
-	d := Decide(load(t, `watchSeconds: "20"`), cachePod("mode", "both"))
+	d := Decide(load(t, `watchSeconds: "20"`), nil, cachePod("mode", "both"))
 	mustInject(t, d)
 	if len(d.Renders) != 2 || d.Renders[1].Name != "cache" || d.Renders[1].Source != "redis" || len(d.Renders[1].Values) != len(registry.PerRender) {
 		t.Fatalf("renders %+v", d.Renders)
@@ -281,11 +293,11 @@ func TestNamedRendersGetTheirOwnAgentsAndValues(t *testing.T) {
 
 func TestTheFleetSourceAndPathDoNotApplyToNamedRenders(t *testing.T) {
 	inst := load(t, "source: consul\npath: /config/app.json\nstoreDefaults:\n  consul: \"endpoint=http://c:8500, key=k\"\n")
-	r := mustRefuse(t, Decide(inst, facts("inject", "true", "key.cache", "k")))
+	r := mustRefuse(t, Decide(inst, nil, facts("inject", "true", "key.cache", "k")))
 	if r.Check != "render.source-required" {
 		t.Fatalf("refusal %+v", r)
 	}
-	r = mustRefuse(t, Decide(inst, facts("inject", "true", "source.cache", "consul")))
+	r = mustRefuse(t, Decide(inst, nil, facts("inject", "true", "source.cache", "consul")))
 	if r.Check != "render.path-required" {
 		t.Fatalf("refusal %+v", r)
 	}
@@ -294,14 +306,14 @@ func TestTheFleetSourceAndPathDoNotApplyToNamedRenders(t *testing.T) {
 func TestAValidatingDecisionIsTheEnvPolicys(t *testing.T) {
 	pod := consulPod("watch-seconds", "abc")
 	pod.Purpose = decision.PurposeValidate
-	d := Decide(installation.Empty(), pod)
+	d := Decide(installation.Empty(), nil, pod)
 	if d.Outcome != decision.OutcomeSkip || d.SkipReason != decision.SkipNoPolicy || d.AuditAnnotations["revision"] != installation.EmptyRevision {
 		t.Fatalf("decision %+v", d)
 	}
 }
 
 func TestANilInstallationOrFactsDoNotPanic(t *testing.T) {
-	if d := Decide(nil, nil); d.Outcome != decision.OutcomeSkip {
+	if d := Decide(nil, nil, nil); d.Outcome != decision.OutcomeSkip {
 		t.Fatalf("decision %+v", d)
 	}
 }
@@ -325,7 +337,7 @@ func TestTheStepsAreB1ToB60InOrder(t *testing.T) {
 
 func TestInstallationValuesReachTheDecisionNormalisedWithTheirProvenance(t *testing.T) {
 	inst := load(t, "watchSeconds: \"030\"\nfileMode: \"640\"\nstoreDefaults:\n  redis: \"file-mode=0o600!\"\n")
-	d := Decide(inst, cachePod())
+	d := Decide(inst, nil, cachePod())
 	mustInject(t, d)
 	ws := resolved(t, d, "", "watch-seconds")
 	if ws.Value != "30" || ws.Tier != decision.TierFleetDefault || ws.DocumentPath != "watchSeconds" ||
@@ -340,7 +352,7 @@ func TestInstallationValuesReachTheDecisionNormalisedWithTheirProvenance(t *test
 		t.Errorf("named args %s, want the suffix %s", got, want)
 	}
 	// A refusal keeps the raw tier lookup, unvalidated.
-	d = Decide(inst, consulPod("mode", "never"))
+	d = Decide(inst, nil, consulPod("mode", "never"))
 	mustRefuse(t, d)
 	if ws := resolved(t, d, "", "watch-seconds"); ws.Value != "030" || ws.Tier != decision.TierFleetDefault {
 		t.Errorf("watch-seconds on a refusal %+v", ws)

@@ -36,24 +36,24 @@ func BenchmarkDecide(b *testing.B) {
 	// What the front door's DECISION_VIEW_PLAN runs: no per-value provenance.
 	b.Run("plan view of the seed pod", func(b *testing.B) {
 		inst := load(b, seedInstallation)
-		if d := DecidePlan(inst, seedPod); d.Outcome != decision.OutcomeInject {
+		if d := DecidePlan(inst, nil, seedPod); d.Outcome != decision.OutcomeInject {
 			b.Fatalf("outcome %v: %+v", d.Outcome, d.Refusals)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			DecidePlan(inst, seedPod)
+			DecidePlan(inst, nil, seedPod)
 		}
 	})
 }
 
 func benchDecide(b *testing.B, name string, inst *installation.Installation, pod *decision.Facts, want decision.Outcome) {
 	b.Run(name, func(b *testing.B) {
-		if d := Decide(inst, pod); d.Outcome != want {
+		if d := Decide(inst, nil, pod); d.Outcome != want {
 			b.Fatalf("outcome %v, want %v: %+v", d.Outcome, want, d.Refusals)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			Decide(inst, pod)
+			Decide(inst, nil, pod)
 		}
 	})
 }

@@ -432,7 +432,7 @@ var checkCases = []checkCase{
 func TestEveryCheckRefusesWithItsSlugCodeCheckAndMessage(t *testing.T) {
 	for _, tt := range checkCases {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(load(t, tt.doc, tt.env...), tt.pod)
+			d := Decide(load(t, tt.doc, tt.env...), nil, tt.pod)
 			r := mustRefuse(t, d)
 			reason, slug, code := wantSlug(tt.check)
 			if r.Check != tt.check || r.Message != tt.message {

@@ -27,34 +27,36 @@ func classPod(ns, class string, extra ...string) *decision.Facts {
 	return f
 }
 
+// classRefusalCases are the refusals of a class name, each decided with its class set.
+var classRefusalCases = []struct {
+	name, check, message string
+	cls                  *classes.Set
+	pod                  *decision.Facts
+}{
+	{"classes off is class.disabled, as before", "class.disabled",
+		`dynamic-config.rs/class is "team-vault", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead`,
+		nil, classPod("billing", "team-vault")},
+	{"a namespaced class is invisible from another namespace", "class.not-found",
+		`dynamic-config.rs/class is "team-vault", but no class of that name is visible from namespace payments: list them with kubectl get dynamicconfigclasses,clusterdynamicconfigclasses`,
+		classSet, classPod("payments", "team-vault")},
+	{"a cluster class whose namespaces lack the pod's does not admit it", "class.not-admitted",
+		`dynamic-config.rs/class is "shared-redis": the cluster class does not admit namespace web`,
+		classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r", Namespaces: []string{"billing"}}}),
+		classPod("web", "shared-redis")},
+	{"a cluster class whose token Secret lives elsewhere is refused", "class.credential-elsewhere",
+		`dynamic-config.rs/class is "shared-redis": its token Secret lives in namespace billing, and a pod can only mount Secrets of its own namespace (payments)`,
+		classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r",
+			TokenSecret: &classes.TokenSecret{Name: "t", Namespace: "billing", Key: "token"}}}),
+		classPod("payments", "shared-redis")},
+	{"a key outside the cluster class's prefixes is refused, naming them substituted", "class.key-prefix",
+		`dynamic-config.rs/key is "apps/payments/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
+		classSet, classPod("billing", "tenant-consul", "key", "apps/payments/app")},
+}
+
 func TestClassRefusals(t *testing.T) {
-	tests := []struct {
-		name, check, message string
-		cls                  *classes.Set
-		pod                  *decision.Facts
-	}{
-		{"classes off is class.disabled, as before", "class.disabled",
-			`dynamic-config.rs/class is "team-vault", but classes are not enabled in this installation (webhook.classes.enabled): name the store with dynamic-config.rs/source and its address with dynamic-config.rs/endpoint instead`,
-			nil, classPod("billing", "team-vault")},
-		{"a namespaced class is invisible from another namespace", "class.not-found",
-			`dynamic-config.rs/class is "team-vault", but no class of that name is visible from namespace payments: list them with kubectl get dynamicconfigclasses,clusterdynamicconfigclasses`,
-			classSet, classPod("payments", "team-vault")},
-		{"a cluster class whose namespaces lack the pod's does not admit it", "class.not-admitted",
-			`dynamic-config.rs/class is "shared-redis": the cluster class does not admit namespace web`,
-			classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r", Namespaces: []string{"billing"}}}),
-			classPod("web", "shared-redis")},
-		{"a cluster class whose token Secret lives elsewhere is refused", "class.credential-elsewhere",
-			`dynamic-config.rs/class is "shared-redis": its token Secret lives in namespace billing, and a pod can only mount Secrets of its own namespace (payments)`,
-			classes.NewSet([]classes.Class{{Kind: classes.KindCluster, Name: "shared-redis", Source: "redis", Endpoint: "redis://r",
-				TokenSecret: &classes.TokenSecret{Name: "t", Namespace: "billing", Key: "token"}}}),
-			classPod("payments", "shared-redis")},
-		{"a key outside the cluster class's prefixes is refused, naming them substituted", "class.key-prefix",
-			`dynamic-config.rs/key is "apps/payments/app": the cluster class tenant-consul only serves keys under apps/billing/, shared/`,
-			classSet, classPod("billing", "tenant-consul", "key", "apps/payments/app")},
-	}
-	for _, tt := range tests {
+	for _, tt := range classRefusalCases {
 		t.Run(tt.name, func(t *testing.T) {
-			d := DecideWithClasses(installation.Empty(), tt.cls, tt.pod)
+			d := Decide(installation.Empty(), tt.cls, tt.pod)
 			if d.Outcome != decision.OutcomeRefuse {
 				t.Fatalf("outcome %v, want a refusal", d.Outcome)
 			}
@@ -74,7 +76,7 @@ func TestClassRefusals(t *testing.T) {
 }
 
 func TestANamespacedClassFillsSourceEndpointAndTokenSecretWithClassProvenance(t *testing.T) {
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app"))
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app"))
 	mustInject(t, d)
 	for knob, want := range map[string]string{"source": "vault", "endpoint": "https://vault.billing.svc:8200", "token-secret": "billing-vault-token/token"} {
 		v := resolved(t, d, "", knob)
@@ -91,7 +93,7 @@ func TestANamespacedClassFillsSourceEndpointAndTokenSecretWithClassProvenance(t 
 }
 
 func TestPodValuesWinOverTheClass(t *testing.T) {
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
 		"endpoint", "https://canary:8200", "token-secret", "mine/vault"))
 	mustInject(t, d)
 	if v := resolved(t, d, "", "endpoint"); v.Value != "https://canary:8200" || v.Tier != decision.TierAnnotation {
@@ -108,7 +110,7 @@ func TestPodValuesWinOverTheClass(t *testing.T) {
 func TestEndpointSecretBlocksTheClassEndpoint(t *testing.T) {
 	// The pod brings its own credential: a class credential next to a
 	// pod-chosen address is class.credential-endpoint (keyguard_test.go).
-	d := DecideWithClasses(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
+	d := Decide(installation.Empty(), classSet, classPod("billing", "team-vault", "key", "secret/billing/app",
 		"endpoint-secret", "vault-addr/url", "token-secret", "vault-token/token"))
 	mustInject(t, d)
 	if v := resolved(t, d, "", "endpoint"); v.Set {
@@ -118,7 +120,7 @@ func TestEndpointSecretBlocksTheClassEndpoint(t *testing.T) {
 
 func TestAClusterClassServesEveryNamespaceAndKeysUnderItsPrefixes(t *testing.T) {
 	for _, ns := range []string{"billing", "payments"} {
-		d := DecideWithClasses(installation.Empty(), classSet, classPod(ns, "tenant-consul"))
+		d := Decide(installation.Empty(), classSet, classPod(ns, "tenant-consul"))
 		mustInject(t, d)
 		if v := resolved(t, d, "", "endpoint"); v.Class != "ClusterDynamicConfigClass tenant-consul" {
 			t.Errorf("%s: endpoint %+v", ns, v)
@@ -129,7 +131,7 @@ func TestAClusterClassServesEveryNamespaceAndKeysUnderItsPrefixes(t *testing.T) 
 func TestTheStatusMarkSkipsClassResolution(t *testing.T) {
 	f := classPod("payments", "no-such-class", "status", "injected")
 	f.Containers = append(f.Containers, decision.Container{Name: "dynamic-config-agent"})
-	d := DecideWithClasses(installation.Empty(), classSet, f)
+	d := Decide(installation.Empty(), classSet, f)
 	if d.Outcome != decision.OutcomeSkip || d.SkipReason != decision.SkipAlreadyInjected || d.ClassesRevision != "" {
 		t.Fatalf("decision %+v", d)
 	}
@@ -137,7 +139,7 @@ func TestTheStatusMarkSkipsClassResolution(t *testing.T) {
 
 func TestAClassFilledValueMeetsTheInstallationPinAsAPodValueWould(t *testing.T) {
 	inst := load(t, "storeDefaults:\n  vault: \"endpoint=https://vault.central:8200!\"\n")
-	d := DecideWithClasses(inst, classSet, classPod("billing", "team-vault"))
+	d := Decide(inst, classSet, classPod("billing", "team-vault"))
 	if d.Outcome != decision.OutcomeRefuse || d.Refusals[0].Check != "pin.endpoint" {
 		t.Fatalf("decision %+v", d.Refusals)
 	}

@@ -1,5 +1,7 @@
 // Package resolve is the pure core of the decider: Decide turns an
-// installation snapshot and a pod's facts into a Decision (spec 01 §8). The
+// installation snapshot, the class set and a pod's facts into a Decision
+// (spec 01 §8); DecidePlan is the same decision without the values'
+// provenance, and Resolve with Staged.Plan the same in its two stages. The
 // mutating path walks the evaluation order B1–B62 (first failure wins),
 // resolves every knob over the tiers (annotation > per-store default >
 // fleet default > built-in) with its provenance, and hands the resolved
@@ -27,17 +29,15 @@ const (
 	initContainer  = "dynamic-config-init"
 )
 
-// Decide is the one pure function of the decider. Purpose VALIDATE is the
-// environment-variable policy (spec 05); MUTATE (or unspecified) is the
-// annotation contract (spec 01). DecisionID is left empty.
-func Decide(inst *installation.Installation, f *decision.Facts) decision.Decision {
-	return DecideWithClasses(inst, nil, f)
-}
-
-// DecideWithClasses is Decide with a class set (spec 08): nil means classes
-// are off. The set is an input like the installation; nothing is looked up.
-func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
-	return decide(inst, cls, f, true)
+// Decide is the one pure function of the decider: the installation, the
+// class set (spec 08; nil when classes are off — an input like the
+// installation, nothing is looked up) and the pod's facts make the decision.
+// Purpose VALIDATE is the environment-variable policy (spec 05); MUTATE (or
+// unspecified) is the annotation contract (spec 01). DecisionID is left
+// empty.
+func Decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	st := Resolve(inst, cls, f, true)
+	return st.Plan()
 }
 
 // DecidePlan is Decide without the per-value provenance: the renders carry
@@ -45,19 +45,8 @@ func DecideWithClasses(inst *installation.Installation, cls *classes.Set, f *dec
 // outcome, refusals, warnings, audit annotations, plan, gates — is
 // Decide's. It answers DECISION_VIEW_PLAN (spec 06 §2.1, docs/spec-changes.md),
 // which never sends the values, so they are not computed.
-func DecidePlan(inst *installation.Installation, f *decision.Facts) decision.Decision {
-	return DecidePlanWithClasses(inst, nil, f)
-}
-
-// DecidePlanWithClasses is DecidePlan with a class set (nil: classes off).
-func DecidePlanWithClasses(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
-	return decide(inst, cls, f, false)
-}
-
-// decide routes a request to its path; withValues says whether the renders
-// of the mutating path carry their values (the FULL view) or not (PLAN).
-func decide(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) decision.Decision {
-	st := Resolve(inst, cls, f, withValues)
+func DecidePlan(inst *installation.Installation, cls *classes.Set, f *decision.Facts) decision.Decision {
+	st := Resolve(inst, cls, f, false)
 	return st.Plan()
 }
 
@@ -90,9 +79,8 @@ type Staged struct {
 	s *state // nil: the decision was final after Resolve
 }
 
-// Resolve is the first stage of DecideWithClasses (withValues) or
-// DecidePlanWithClasses: the validating path whole, or the mutating path's
-// evaluation order B1–B60.
+// Resolve is the first stage of Decide (withValues) or DecidePlan: the
+// validating path whole, or the mutating path's evaluation order B1–B60.
 func Resolve(inst *installation.Installation, cls *classes.Set, f *decision.Facts, withValues bool) Staged {
 	if inst == nil {
 		inst = installation.Empty()
@@ -230,17 +218,22 @@ func withDeprecations(warnings []decision.Warning, s *state) []decision.Warning 
 		return warnings
 	}
 	sortWarnings(deprecated)
-	at := len(warnings)
-	for i, w := range warnings {
-		if len(w.Message) > len(`render "`) && w.Message[:len(`render "`)] == `render "` {
-			at = i
-			break
-		}
-	}
+	at := firstNamedRenderWarning(warnings)
 	out := make([]decision.Warning, 0, len(warnings)+len(deprecated))
 	out = append(out, warnings[:at]...)
 	out = append(out, deprecated...)
 	return append(out, warnings[at:]...)
+}
+
+// firstNamedRenderWarning is the index of the first warning of a named
+// render (its Render set), len(warnings) when there is none.
+func firstNamedRenderWarning(warnings []decision.Warning) int {
+	for i := range warnings {
+		if warnings[i].Render != "" {
+			return i
+		}
+	}
+	return len(warnings)
 }
 
 func sortWarnings(w []decision.Warning) {

@@ -15,7 +15,7 @@ func TestADeprecatedKeyIsAdmittedWithAWarningBeforeTheNamedRendersWarnings(t *te
 	defer func() { rows[i], anyDeprecated = saved, savedAny }()
 
 	pod := cachePod("timeout", "30", "watch-seconds", "3", "watch-seconds.cache", "2")
-	d := Decide(installation.Empty(), pod)
+	d := Decide(installation.Empty(), nil, pod)
 	mustInject(t, d)
 	var codes []string
 	for _, w := range d.Warnings {

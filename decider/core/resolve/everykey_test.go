@@ -73,7 +73,7 @@ func TestEveryRegistryKeyAcceptsAValidValue(t *testing.T) {
 			if row.Name == "path" {
 				pod.Annotations["dynamic-config.rs/path"] = c.value
 			}
-			d := Decide(load(t, "", c.env...), pod)
+			d := Decide(load(t, "", c.env...), nil, pod)
 			mustInject(t, d)
 			v := resolved(t, d, "", row.Name)
 			want := c.want
@@ -111,7 +111,7 @@ func TestEveryKeyRefusesWhatItsGrammarRefuses(t *testing.T) {
 					delete(pod.Annotations, k)
 				}
 			}
-			d := Decide(load(t, "", c.env...), pod)
+			d := Decide(load(t, "", c.env...), nil, pod)
 			if d.Outcome != decision.OutcomeRefuse {
 				t.Fatalf("%s=%q is refused by its grammar but the decision is %v: place its value check (Row.Default, or a step in steps.go)", row.Name, bad, d.Outcome)
 			}
@@ -132,7 +132,7 @@ func namedPod(extra ...string) *decision.Facts {
 // step, on that key (a new per-render row needs its Named step, or a
 // hand-written check in namedSteps).
 func TestEveryPerRenderKeyIsJudgedOnANamedRender(t *testing.T) {
-	if d := Decide(installation.Empty(), namedPod()); d.Outcome != decision.OutcomeInject {
+	if d := Decide(installation.Empty(), nil, namedPod()); d.Outcome != decision.OutcomeInject {
 		t.Fatalf("the complete named render is not injected: %v %+v", d.Outcome, d.Refusals)
 	}
 	candidates := []string{"x y", "-1", "0", "/", "x", "99999999999999999999999"}
@@ -152,7 +152,7 @@ func TestEveryPerRenderKeyIsJudgedOnANamedRender(t *testing.T) {
 			k := registry.Full(row.Name, "cache")
 			pod := namedPod()
 			pod.Annotations[k] = bad
-			d := Decide(installation.Empty(), pod)
+			d := Decide(installation.Empty(), nil, pod)
 			if d.Outcome != decision.OutcomeRefuse || len(d.Refusals) == 0 || d.Refusals[0].Key != k {
 				t.Fatalf("%s=%q is refused by its grammar, but the decision is %v %+v: give the row its Named step", k, bad, d.Outcome, d.Refusals)
 			}

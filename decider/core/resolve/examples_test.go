@@ -23,7 +23,7 @@ func TestTheCanonicalExamplesResolveUnderTheEmptyInstallation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(installation.Empty(), tt.pod)
+			d := Decide(installation.Empty(), nil, tt.pod)
 			mustInject(t, d)
 			if got := args(agent(t, d, "dynamic-config-agent")); got != tt.want {
 				t.Fatalf("args\n got %s\nwant %s", got, tt.want)

@@ -51,8 +51,8 @@ func FuzzDecide(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, lines, ns string, uid int64, mode, which uint8) {
 		inst := insts[int(which)%len(insts)]
-		d := Decide(inst, fuzzFacts(lines, ns, uid, mode))
-		again := Decide(inst, fuzzFacts(lines, ns, uid, mode))
+		d := Decide(inst, nil, fuzzFacts(lines, ns, uid, mode))
+		again := Decide(inst, nil, fuzzFacts(lines, ns, uid, mode))
 		if !reflect.DeepEqual(d, again) {
 			t.Fatalf("not deterministic")
 		}

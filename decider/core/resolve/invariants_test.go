@@ -22,7 +22,7 @@ agentEnvAllow: "team-b: SECRET_B_NAME, OTHER_*; *: RUST_LOG"
 		in("team-a", cachePod()),
 	}
 	for _, pod := range pods {
-		d := Decide(inst, pod)
+		d := Decide(inst, nil, pod)
 		r := mustRefuse(t, d)
 		if !strings.HasPrefix(r.Check, "gate.") && !strings.Contains(r.Message, "the store default") {
 			t.Fatalf("refusal %+v", r)
@@ -48,7 +48,7 @@ var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 func refusalsOfAllCases(t *testing.T) []decision.Refusal {
 	var out []decision.Refusal
 	for _, c := range checkCases {
-		out = append(out, mustRefuse(t, Decide(load(t, c.doc, c.env...), c.pod)))
+		out = append(out, mustRefuse(t, Decide(load(t, c.doc, c.env...), nil, c.pod)))
 	}
 	return out
 }
@@ -56,7 +56,7 @@ func refusalsOfAllCases(t *testing.T) []decision.Refusal {
 func TestAMessageSaysTheInstallationPinsIfAndOnlyIfItIsPinned(t *testing.T) {
 	refusals := refusalsOfAllCases(t)
 	// quoted user input may carry the phrase in any message
-	refusals = append(refusals, mustRefuse(t, Decide(load(t, ""), consulPod("mode", "the installation pins"))))
+	refusals = append(refusals, mustRefuse(t, Decide(load(t, ""), nil, consulPod("mode", "the installation pins"))))
 	for _, r := range refusals {
 		template := quoted.ReplaceAllString(r.Message, "{V}")
 		says := strings.Contains(template, "the installation pins")
@@ -119,7 +119,7 @@ func TestURLUserinfoIsRedactedInEveryMessageAndValue(t *testing.T) {
 	pods = append(pods, consulPod("also.x", url), consulPod("also-section.x", url), facts("inject", "true", "source", "redis", "key", "k", "path", "/config/a.json"))
 	refused := 0
 	for _, pod := range pods {
-		d := Decide(inst, pod)
+		d := Decide(inst, nil, pod)
 		if d.Outcome == decision.OutcomeRefuse {
 			refused++
 		}

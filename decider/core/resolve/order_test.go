@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
@@ -56,7 +57,7 @@ func TestTheFirstFailingCheckInEvaluationOrderWins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := mustRefuse(t, Decide(load(t, tt.doc), tt.pod))
+			r := mustRefuse(t, Decide(load(t, tt.doc), nil, tt.pod))
 			if r.Check != tt.check || r.Key != tt.key {
 				t.Fatalf("refused %s on %s (%s), want %s on %s", r.Check, r.Key, r.Message, tt.check, tt.key)
 			}
@@ -85,7 +86,7 @@ func TestTheseNearMissesAreAdmitted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mustInject(t, Decide(load(t, tt.doc), tt.pod))
+			mustInject(t, Decide(load(t, tt.doc), nil, tt.pod))
 		})
 	}
 }
@@ -97,7 +98,7 @@ func TestEveryAgentOfThePodCarriesTheMergedEnvironmentInItsRendersOrder(t *testi
 		"agentEnv: \"AWS_ACCESS_KEY_ID=fleet, RUST_LOG=info, HTTPS_PROXY=http://egress:3128\"\nagentEnvAllow: \"AWS_*, RUST_LOG\"\n")
 	pod := storePod("s3", "agent-env", "AWS_REGION=eu-west-1, RUST_LOG=debug", "token-secret", "t/k",
 		"source.b", "s3", "endpoint.b", "x://y", "key.b", "k", "path.b", "/config/b.json", "password-secret.b", "p/w")
-	d := Decide(inst, pod)
+	d := Decide(inst, nil, pod)
 	mustInject(t, d)
 	want := map[string]string{
 		"dynamic-config-agent": "DYNAMIC_CONFIG_AGENT_TOKEN<t/k AWS_ACCESS_KEY_ID<creds/AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY<creds/AWS_SECRET_ACCESS_KEY " +
@@ -134,7 +135,7 @@ func TestWarningsFollowTheRuleOrderThenTheNamedRenders(t *testing.T) {
 	inst := load(t, "", "DYNAMIC_CONFIG_WEBHOOK_ALLOW_TLS_SKIP_VERIFY=true")
 	pod := cachePod("volume-medium", "disk", "file-mode", "0644", "watch-seconds", "1", "tls-skip-verify", "true",
 		"dynamic", "true", "revoke-on-shutdown", "false", "file-mode.cache", "0o604", "watch-seconds.cache", "0", "tls-skip-verify.cache", "true")
-	d := Decide(inst, pod)
+	d := Decide(inst, nil, pod)
 	mustInject(t, d)
 	want := []string{"volume-disk", "file-mode-world-readable", "watch-seconds-low", "tls-skip-verify", "revoke-on-shutdown-off",
 		"file-mode-world-readable", "watch-seconds-low", "tls-skip-verify"}
@@ -143,8 +144,8 @@ func TestWarningsFollowTheRuleOrderThenTheNamedRenders(t *testing.T) {
 	}
 	for k, w := range d.Warnings {
 		named := k >= 5
-		if w.Code != want[k] || named != (len(w.Message) > 16 && w.Message[:16] == `render "cache": `) {
-			t.Errorf("warning %d: %s %q", k, w.Code, w.Message)
+		if w.Code != want[k] || named != (w.Render == "cache") || named != strings.HasPrefix(w.Message, `render "cache": `) {
+			t.Errorf("warning %d: %s render %q %q", k, w.Code, w.Render, w.Message)
 		}
 	}
 	if got := d.Warnings[5].Message; got != `render "cache": file-mode is world-readable (0604): anything that can read the volume can read the rendered document; 0640 or 0600 keeps it to owner and group` {

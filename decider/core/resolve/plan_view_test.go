@@ -37,11 +37,11 @@ func TestDecidePlanIsDecideWithoutValues(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			want := Decide(c.inst, c.pod)
+			want := Decide(c.inst, nil, c.pod)
 			for i := range want.Renders {
 				want.Renders[i].Values = nil
 			}
-			if got := DecidePlan(c.inst, c.pod); !reflect.DeepEqual(got, want) {
+			if got := DecidePlan(c.inst, nil, c.pod); !reflect.DeepEqual(got, want) {
 				t.Errorf("DecidePlan differs from Decide without values:\n got %+v\nwant %+v", got, want)
 			}
 		})

@@ -61,7 +61,7 @@ func TestTheSeedPodsOfAllNineStoresResolveAsTheSeedSays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("the "+tt.store+" pod", func(t *testing.T) {
-			d := Decide(inst, facts(append([]string{"inject", "true", "source", tt.store}, tt.pod...)...))
+			d := Decide(inst, nil, facts(append([]string{"inject", "true", "source", tt.store}, tt.pod...)...))
 			mustInject(t, d)
 			a := agent(t, d, "dynamic-config-agent")
 			got := args(a)
@@ -92,7 +92,7 @@ func TestServesEmbeddedInstallationInjectsAPodCarryingOnlyInject(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the embedded installation is part of the repository: %v", err)
 	}
-	d := Decide(load(t, string(doc)), facts("inject", "true"))
+	d := Decide(load(t, string(doc)), nil, facts("inject", "true"))
 	mustInject(t, d)
 	want := "--source consul --endpoint http://consul.infra.svc:8500 --key myapp/config.json --out /config/rendered.json --file-mode 0640 --watch 10"
 	if got := args(agent(t, d, "dynamic-config-agent")); got != want {

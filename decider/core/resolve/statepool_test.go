@@ -63,7 +63,7 @@ func TestADecisionKeepsNothingOfTheStateThatIsReusedAfterIt(t *testing.T) {
 		return b
 	}
 	for _, c := range cases {
-		for _, d := range []decision.Decision{Decide(c.inst, c.f()), DecidePlan(c.inst, c.f())} {
+		for _, d := range []decision.Decision{Decide(c.inst, nil, c.f()), DecidePlan(c.inst, nil, c.f())} {
 			all = append(all, kept{d, snapshot(d)})
 		}
 	}
@@ -81,7 +81,7 @@ func TestConcurrentDecisionsOnPooledStatesAnswerAsOneAtATime(t *testing.T) {
 	cases := reuseCases(t)
 	want := make([]decision.Decision, len(cases))
 	for i, c := range cases {
-		want[i] = Decide(c.inst, c.f())
+		want[i] = Decide(c.inst, nil, c.f())
 	}
 	var wg sync.WaitGroup
 	errs := make(chan int, 8)
@@ -89,7 +89,7 @@ func TestConcurrentDecisionsOnPooledStatesAnswerAsOneAtATime(t *testing.T) {
 		wg.Go(func() {
 			for n := range 200 {
 				i := (w*31 + n) % len(cases)
-				if got := Decide(cases[i].inst, cases[i].f()); !reflect.DeepEqual(got, want[i]) {
+				if got := Decide(cases[i].inst, nil, cases[i].f()); !reflect.DeepEqual(got, want[i]) {
 					select {
 					case errs <- i:
 					default:

@@ -61,7 +61,7 @@ func TestWorkedExampleATheClosestWordWins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(inst, tt.pod)
+			d := Decide(inst, nil, tt.pod)
 			if tt.check != "" {
 				r := mustRefuse(t, d)
 				if r.Check != tt.check || r.Message != tt.message || r.Slug != SlugPinned || r.HTTPCode != 400 {
@@ -81,7 +81,7 @@ func TestWorkedExampleBTheMinimalPod(t *testing.T) {
 	inst := load(t, exampleB)
 
 	t.Run("a pod with only inject gets one watching agent from the tiers", func(t *testing.T) {
-		d := Decide(inst, facts("inject", "true"))
+		d := Decide(inst, nil, facts("inject", "true"))
 		mustInject(t, d)
 		want := "--source consul --endpoint http://consul.infra.svc:8500 --key shared/app.json --out /config/app.json --file-mode 0640 --watch 10"
 		if got := args(agent(t, d, "dynamic-config-agent")); got != want {
@@ -117,7 +117,7 @@ func TestWorkedExampleBTheMinimalPod(t *testing.T) {
 	})
 
 	t.Run("the same pod with another endpoint is refused as pinned", func(t *testing.T) {
-		r := mustRefuse(t, Decide(inst, facts("inject", "true", "endpoint", "http://elsewhere:8500")))
+		r := mustRefuse(t, Decide(inst, nil, facts("inject", "true", "endpoint", "http://elsewhere:8500")))
 		want := `dynamic-config.rs/endpoint is "http://elsewhere:8500", but the installation pins it to "http://consul.infra.svc:8500" — match it or drop the annotation; the installer can reopen it with a trailing "?" or overridable "true"`
 		if r.Check != "pin.endpoint" || r.Message != want || r.Slug != SlugPinned {
 			t.Fatalf("refusal %+v", r)
@@ -125,7 +125,7 @@ func TestWorkedExampleBTheMinimalPod(t *testing.T) {
 	})
 
 	t.Run("a vault pod resolves pod-wide knobs against the vault group", func(t *testing.T) {
-		d := Decide(inst, facts("inject", "true", "source", "vault", "endpoint", "https://vault.vault.svc:8200",
+		d := Decide(inst, nil, facts("inject", "true", "source", "vault", "endpoint", "https://vault.vault.svc:8200",
 			"key", "secret/myapp", "section", "db", "auth", "kubernetes", "auth-role", "myapp",
 			"ca-configmap", "vault-ca", "path", "/config/rendered.yaml"))
 		mustInject(t, d)

@@ -626,8 +626,12 @@ type Warning struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// code is the stable warning code, e.g. volume-disk or watch-seconds-low.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
-	// message is the text sent in warnings[].
-	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// message is the text sent in warnings[]; a named render's warning starts
+	// with render "<name>": (spec 03 §6.1 rule 8).
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// render is the named render the warning concerns; empty for the default
+	// render's and pod-wide warnings (added by issue 37).
+	Render        string `protobuf:"bytes,3,opt,name=render,proto3" json:"render,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -672,6 +676,13 @@ func (x *Warning) GetCode() string {
 func (x *Warning) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *Warning) GetRender() string {
+	if x != nil {
+		return x.Render
 	}
 	return ""
 }
@@ -1141,10 +1152,11 @@ const file_dynamicconfig_decider_v1_decision_proto_rawDesc = "" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x14\n" +
 	"\x05check\x18\x05 \x01(\tR\x05check\x12\x10\n" +
 	"\x03key\x18\x06 \x01(\tR\x03key\x12\x16\n" +
-	"\x06render\x18\a \x01(\tR\x06render\"7\n" +
+	"\x06render\x18\a \x01(\tR\x06render\"O\n" +
 	"\aWarning\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xbe\x01\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x16\n" +
+	"\x06render\x18\x03 \x01(\tR\x06render\"\xbe\x01\n" +
 	"\x06Render\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12?\n" +
