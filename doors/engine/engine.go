@@ -46,6 +46,7 @@ const Timeout = 30 * time.Second
 // and explain use it so that offline and in-cluster answers cannot drift.
 type Engine struct {
 	inst    *installation.Installation
+	store   *installationloader.Store
 	lis     *bufconn.Listener
 	server  *server.Server
 	conn    *grpc.ClientConn
@@ -92,6 +93,7 @@ func New(inst *installation.Installation, cls *classes.Set) (*Engine, error) {
 	rec := &recordingClient{DeciderServiceClient: deciderv1.NewDeciderServiceClient(conn)}
 	return &Engine{
 		inst:    inst,
+		store:   store,
 		lis:     lis,
 		server:  srv,
 		conn:    conn,

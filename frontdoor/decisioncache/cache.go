@@ -174,7 +174,14 @@ func (c *Cache) Usable() bool {
 	return c.up
 }
 
-// Len and Bytes are the number of entries and their estimated bytes.
+// Announced is the latest announcement (zero before any).
+func (c *Cache) Announced() Revisions {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.announced
+}
+
+// Len is the number of entries.
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
