@@ -285,7 +285,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			default:
 				do, done = httpsCaller(t.url, clientTLS, seed, c)
 			}
-			profiles := startProfiles(o, t, c)
+			profiles := startProfiles(o, t, c, t.name)
 			cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu, client)
 			done()
 			if err := profiles(); err != nil {
@@ -434,8 +434,8 @@ func startDecider(o *options, binary, installation string, extra ...string) (*ch
 
 // startProfiles fetches a CPU profile of each of t's processes while the
 // cell runs (at c=8 only, with -profile), and returns a function that waits
-// for them and then writes the allocation profiles.
-func startProfiles(o *options, t *target, c int) func() error {
+// for them and then writes the allocation profiles, named after label.
+func startProfiles(o *options, t *target, c int, label string) func() error {
 	if o.profileDir == "" || c != 8 || (t.name != targetTwoProcess && t.name != targetServe) {
 		return func() error { return nil }
 	}
@@ -444,7 +444,7 @@ func startProfiles(o *options, t *target, c int) func() error {
 	errs := make(chan error, len(t.children)*2)
 	fetch := func(ch *child, kind, query string) {
 		addr := ch.addrs["metrics"]
-		name := filepath.Join(o.profileDir, fmt.Sprintf("%s-%s-%s.pb.gz", t.name, strings.ReplaceAll(ch.name, " ", "-"), kind))
+		name := filepath.Join(o.profileDir, fmt.Sprintf("%s-%s-%s.pb.gz", label, strings.ReplaceAll(ch.name, " ", "-"), kind))
 		resp, err := http.Get("http://" + addr + "/debug/pprof/" + query)
 		if err != nil {
 			errs <- err

@@ -125,8 +125,12 @@ func runMixes(ctx context.Context, o *options, targets []*target, clientTLS *tls
 					return cells, ctx.Err()
 				}
 				do, done := httpsCaller(t.url, clientTLS, m, c)
+				profiles := startProfiles(o, t, c, t.name+"-"+name)
 				cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu, nil)
 				done()
+				if err := profiles(); err != nil {
+					fmt.Fprintln(stderr, "admission-load: profile:", err)
+				}
 				cl.mix = name
 				if err := t.alive(); err != nil {
 					fmt.Fprintln(stderr, "admission-load:", err)

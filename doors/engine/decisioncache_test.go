@@ -30,6 +30,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -213,12 +214,14 @@ func TestEveryGoldenCaseAnsweredFromTheCacheIsTheDecidersAnswerButForTheMarks(t 
 // TestTheEntrySizeEstimateCoversTheMeasuredHeap holds the cache's byte
 // bound to the heap: for every golden decision, what the cache counts for
 // an entry (decisioncache.EntrySize) is at least what a decoded copy of the
-// decision and its key take on the heap.
+// decision, its key and the patch the handler keeps beside it take on the
+// heap.
 func TestTheEntrySizeEstimateCoversTheMeasuredHeap(t *testing.T) {
 	type sample struct {
 		name   string
 		wire   []byte
 		keyLen int
+		memo   int // bytes of the base64 patch the handler keeps beside an inject decision
 		d      *deciderv1.Decision
 	}
 	var samples []sample
@@ -242,14 +245,26 @@ func TestTheEntrySizeEstimateCoversTheMeasuredHeap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The entry's memo: the patch built from the plan, base64 (frontdoor/handler).
+		var memo int
+		if plan := resp.GetDecision().GetPlan(); plan != nil {
+			target, err := patch.Target(c.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err := patch.Build(plan, target); err == nil {
+				memo = len(p.Base64())
+			}
+		}
 		// The key is the request less the per-admission fields, plus the sorted maps.
-		samples = append(samples, sample{c.name, wire, req.SizeVT() + 64, resp.GetDecision()})
+		samples = append(samples, sample{c.name, wire, req.SizeVT() + 64, memo, resp.GetDecision()})
 	}
 	const copies = 1000
 	var worst float64
 	for _, s := range samples {
 		held := make([]*deciderv1.Decision, copies)
 		keys := make([]string, copies)
+		memos := make([]string, copies)
 		before := heapInUse()
 		for i := range held {
 			held[i] = &deciderv1.Decision{}
@@ -257,10 +272,14 @@ func TestTheEntrySizeEstimateCoversTheMeasuredHeap(t *testing.T) {
 				t.Fatal(err)
 			}
 			keys[i] = string(make([]byte, s.keyLen))
+			if s.memo > 0 {
+				memos[i] = string(make([]byte, s.memo))
+			}
 		}
 		perEntry := float64(int64(heapInUse())-int64(before)) / copies
 		runtime.KeepAlive(held)
 		runtime.KeepAlive(keys)
+		runtime.KeepAlive(memos)
 		estimate := float64(decisioncache.EntrySize(s.keyLen, s.d))
 		worst = max(worst, perEntry/estimate)
 		if perEntry > estimate {

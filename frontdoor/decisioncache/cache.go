@@ -106,6 +106,9 @@ type entry struct {
 	decision *deciderv1.Decision
 	stored   time.Time
 	size     int64
+	// memo is what the front door derived from the decision (its patch for
+	// a pod shape; Answer.Memo), counted in size.
+	memo Memo
 	// newer and older link the recency list.
 	newer, older *entry
 }

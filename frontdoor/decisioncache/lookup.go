@@ -2,6 +2,7 @@ package decisioncache
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -24,6 +25,30 @@ type Answer struct {
 	// Age is, for a stale answer, how long ago the decider last confirmed
 	// the revisions it was decided under (0 for a fresh one).
 	Age time.Duration
+	// Memo is the entry's slot for what the front door derives from the
+	// decision alone.
+	Memo *Memo
+}
+
+// Memo is a slot beside an entry's decision for what the front door
+// derives from that decision alone (the handler keeps there the patch it
+// built from the plan for a pod shape); it goes with the entry. A nil *Memo
+// holds nothing and keeps nothing.
+type Memo struct{ v atomic.Value }
+
+// Load is what the slot holds (nil: nothing).
+func (m *Memo) Load() any {
+	if m == nil {
+		return nil
+	}
+	return m.v.Load()
+}
+
+// Store puts x in the slot; every x stored in one slot has one type.
+func (m *Memo) Store(x any) {
+	if m != nil {
+		m.v.Store(x)
+	}
 }
 
 // Lookup is one admission's question to the cache, from Lookup to Done.
@@ -71,7 +96,7 @@ func (c *Cache) Lookup(req *deciderv1.DecisionRequest) (l Lookup, a Answer, ok b
 	c.unlinkLocked(e)
 	c.pushLocked(e)
 	l.result = ResultHit
-	return l, Answer{Decision: e.decision, Source: SourceCache}, true
+	return l, Answer{Decision: e.decision, Source: SourceCache, Memo: &e.memo}, true
 }
 
 // Remember stores the decider's usable answer d to the question — only if
@@ -126,7 +151,7 @@ func (l *Lookup) Stale() (a Answer, ok bool) {
 		return Answer{}, false
 	}
 	l.result = ResultStale
-	return Answer{Decision: e.decision, Source: SourceStaleCache, Age: age}, true
+	return Answer{Decision: e.decision, Source: SourceStaleCache, Age: age, Memo: &e.memo}, true
 }
 
 // Result is how the question was answered so far: ResultHit, ResultMiss,

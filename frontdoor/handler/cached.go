@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -30,6 +31,9 @@ type cached struct {
 	// failed call's gRPC code).
 	age  time.Duration
 	code string
+	// memo is the entry's slot for the patch built from its plan (nil: the
+	// decision came from the decider).
+	memo *decisioncache.Memo
 }
 
 // staleIfError reports whether a failed call lets a stale entry answer:
@@ -44,7 +48,7 @@ func staleIfError(code codes.Code) bool {
 // fromCache makes the admission's decision the cache's answer a: a new
 // decision id, the source and the origin in the record.
 func (a *admission) fromCache(ans decisioncache.Answer, code codes.Code) {
-	a.cached = cached{source: ans.Source, id: uuid.NewString(), origin: ans.Decision.GetDecisionId(), age: ans.Age}
+	a.cached = cached{source: ans.Source, id: uuid.NewString(), origin: ans.Decision.GetDecisionId(), age: ans.Age, memo: ans.Memo}
 	if ans.Source == decisioncache.SourceStaleCache {
 		a.cached.code = code.String()
 	}
@@ -84,4 +88,29 @@ func (a *admission) staleWarning() string {
 	return fmt.Sprintf("dynamic-config.rs: the decider could not be reached (%s); answered with its decision %s for this same %s, "+
 		"last confirmed current %s ago (this front door's --decision-cache-stale-if-error=%s)",
 		a.cached.code, a.cached.origin, a.rec.kind, a.cached.age.Round(time.Second), a.h.staleIfError)
+}
+
+// patchMemo is the patch built from a remembered decision's plan for one
+// pod shape, kept beside the decision in the cache: Build is a function of
+// the plan and the shape alone, so the next pod of the template with the
+// same shape gets the same patch without building and encoding it again.
+type patchMemo struct {
+	target *patch.Pod
+	patch  *builtPatch
+}
+
+// patchFor is plan's patch for target: the cache entry's memo when the
+// decision came from the cache and the shape is the memo's, else built (and
+// kept as the entry's memo).
+func (a *admission) patchFor(plan *deciderv1.MutationPlan, target *patch.Pod) (*builtPatch, error) {
+	if m, ok := a.cached.memo.Load().(*patchMemo); ok && m.target.Equal(target) {
+		return m.patch, nil
+	}
+	p, err := patch.Build(plan, target)
+	if err != nil {
+		return nil, err
+	}
+	built := newBuiltPatch(p)
+	a.cached.memo.Store(&patchMemo{target: target, patch: built})
+	return built, nil
 }

@@ -3,6 +3,7 @@ package handler
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpatch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -67,6 +69,7 @@ func (c *testClock) advance(d time.Duration) {
 type cachedDoor struct {
 	h       http.Handler
 	cache   *decisioncache.Cache
+	client  deciderv1.DeciderServiceClient
 	decider *failing
 	clock   *testClock
 	logs    *bytes.Buffer
@@ -85,7 +88,7 @@ func newCachedDoor(t *testing.T, d func() *deciderv1.Decision, onError string) *
 	logs := &bytes.Buffer{}
 	h := New(Config{Decider: client, Cache: c, StaleIfError: 5 * time.Minute, OnDeciderError: onError, Timeout: 10 * time.Second,
 		Metrics: m, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
-	return &cachedDoor{h: h, cache: c, decider: f, clock: clk, logs: logs, reg: reg}
+	return &cachedDoor{h: h, cache: c, client: client, decider: f, clock: clk, logs: logs, reg: reg}
 }
 
 // serve answers req on path, keeping only its admission line.
@@ -262,4 +265,28 @@ func lookupCounter(t *testing.T, reg *prometheus.Registry, result string) promet
 	}
 	t.Fatalf("no lookups series %s", result)
 	return nil
+}
+
+func TestAHitBuildsThePatchForEachPodsOwnShape(t *testing.T) {
+	door := newCachedDoor(t, injectDecision, OnErrorDeny)
+	direct := New(Config{Decider: door.client, Timeout: 10 * time.Second})
+	// The same facts, three shapes: no volumes member, an empty one, and again none.
+	withVolumes := strings.Replace(example1Pod, `"spec":{`, `"spec":{"volumes":[],`, 1)
+	for i, pod := range []string{example1Pod, withVolumes, example1Pod, withVolumes} {
+		got, _ := door.serve(t, PathMutate, podRequest("u", pod))
+		want, _ := answer(t, direct, PathMutate, requestReview(t, podRequest("u", pod)))
+		if i > 0 && got.AuditAnnotations["decision-source"] != "cache" {
+			t.Fatalf("admission %d was not a hit", i)
+		}
+		if got.Patch != want.Patch {
+			t.Fatalf("admission %d: the cached answer's patch differs from the decider's for this pod's shape", i)
+		}
+		raw, err := base64.StdEncoding.DecodeString(got.Patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := jsonpatch.Apply([]byte(pod), raw); err != nil {
+			t.Fatalf("admission %d: the patch does not apply to its pod: %v", i, err)
+		}
+	}
 }

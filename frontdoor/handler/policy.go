@@ -167,12 +167,12 @@ func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *fac
 		// A stale answer is no sign of a decider holding its revision.
 		a.h.metrics.RevisionAnswered(a.rec.revision)
 	}
-	var p *patch.Patch
+	var p *builtPatch
 	if d.GetOutcome() == deciderv1.Outcome_OUTCOME_INJECT {
 		_, span := a.h.tracing.Start(ctx, SpanPatch)
 		target, err := patch.TargetFor(d.GetPlan(), obj.Pod, a.req.Object)
 		if err == nil {
-			p, err = patch.Build(d.GetPlan(), target)
+			p, err = a.patchFor(d.GetPlan(), target)
 		}
 		if err != nil {
 			span.Fail(unusableAnswer)
@@ -180,7 +180,7 @@ func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *fac
 			return a.failed(&failure{detail: err.Error()})
 		}
 		if span.Recording() {
-			span.SetAttributes(attribute.Int(tracing.AttrPatchOps, len(p.Ops)))
+			span.SetAttributes(attribute.Int(tracing.AttrPatchOps, p.ops))
 		}
 		span.End()
 	}
