@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,11 +34,7 @@ func loadClassesFile(path string) (*classes.Set, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("classes file: %w", err)
-	}
-	return classloader.Parse(path, data)
+	return classloader.ReadFile(path)
 }
 
 // startClasses builds the decider's class store (nil: classes off) and, when

@@ -290,7 +290,7 @@ func startDecider(ctx context.Context, setup deciderSetup) (*runningDecider, err
 	cfg.Logger, cfg.Metrics, cfg.Tracing = setup.logger, m, setup.tracing
 	if setup.follow == nil {
 		var err error
-		inst, err = installationloader.Load(setup.installation)
+		inst, err = installationloader.LoadSettled(setup.installation)
 		if err != nil {
 			return nil, err
 		}

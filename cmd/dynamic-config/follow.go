@@ -61,8 +61,8 @@ func (f *followFlags) check(fs *flagSet, environ []string) error {
 			}
 		}
 	}
-	if f.maxStale < 0 {
-		return fmt.Errorf("--max-stale is %s: 0 (never) or more", f.maxStale)
+	if err := follower.CheckMaxStale(f.maxStale); err != nil {
+		return err
 	}
 	if f.id == "" {
 		host, err := os.Hostname()

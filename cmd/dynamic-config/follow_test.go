@@ -246,6 +246,21 @@ func TestAFollowerDecidesWithTheLeadersInstallationAndSurvivesItsOutage(t *testi
 	})
 }
 
+// Issue 38: a --max-stale below three of the leader's 10 s heartbeats
+// flapped a follower with a healthy leader (NOT_SERVING 4 s of every 10 s):
+// it is a usage error naming the shortest one accepted.
+func TestAMaxStaleBelowThreeHeartbeatsIsAUsageErrorNamingTheShortestAccepted(t *testing.T) {
+	withFoundationEnv(t, nil)
+	// Bounded: a decider that accepted the flag would run until ctx ends.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	code := deciderMain(ctx, []string{"--plaintext", "--follow", "127.0.0.1:1", "--max-stale", "10s"}, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "decider: --max-stale is 10s: 0 (never) or at least 30s, three of the leader's 10s heartbeats") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming 30s", code, stderr.String())
+	}
+}
+
 // mustDeadAddr is a loopback address nothing listens on.
 func mustDeadAddr(t *testing.T) string {
 	t.Helper()

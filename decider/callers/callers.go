@@ -7,6 +7,7 @@
 package callers
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"slices"
@@ -55,6 +56,38 @@ type Set struct {
 	callers     []*Caller
 	credentials []credential
 	certs       bool
+	// tokens holds every token digest of the file under tokenKey, for
+	// KnowsToken.
+	tokens map[[sha256.Size]byte]struct{}
+}
+
+// KnowsToken reports whether token is one of the file's tokens: one digest
+// and one map lookup, cheap enough for the transport's tap, which refuses an
+// unknown token before the call's message is read (issue 38). Which caller
+// it is, and whether a certificate agrees, is Authenticate's.
+func (s *Set) KnowsToken(token string) bool {
+	if s == nil || len(s.tokens) == 0 {
+		return false
+	}
+	_, ok := s.tokens[tokenKey(sha256.Sum256([]byte(token)))]
+	return ok
+}
+
+// keyOfTokens is this process's secret for tokenKey.
+var keyOfTokens = func() (k [sha256.Size]byte) {
+	_, _ = rand.Read(k[:]) // never fails (crypto/rand)
+	return k
+}()
+
+// tokenKey is the map key of a token digest: a keyed hash of it. A map
+// compares keys byte by byte, so the time of a lookup could tell how much
+// of a listed digest a presented one shares; keyed with a secret of the
+// process, the keys it compares say nothing about the listed digests.
+func tokenKey(digest [sha256.Size]byte) [sha256.Size]byte {
+	var b [2 * sha256.Size]byte
+	copy(b[:sha256.Size], keyOfTokens[:])
+	copy(b[sha256.Size:], digest[:])
+	return sha256.Sum256(b[:])
 }
 
 // Names lists the callers' names in file order.
@@ -68,7 +101,7 @@ func (s *Set) Names() []string {
 
 // UsesCertificates reports whether any caller is identified by a client
 // certificate.
-func (s *Set) UsesCertificates() bool { return s.certs }
+func (s *Set) UsesCertificates() bool { return s != nil && s.certs }
 
 // Presented is what one call presented: its bearer token (when it sent an
 // authorization header) and the SANs of its verified client certificate.

@@ -156,6 +156,18 @@ func TestAuthenticate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the tap knows exactly the listed tokens, whatever the certificates", func(t *testing.T) {
+		for token, want := range map[string]bool{"w-token": true, "e-token": true, "x": false, "": false, "w-token ": false,
+			"spiffe://e/fd": false, "fd.west.example": false, digestOf("w-token"): false} {
+			if got := set.KnowsToken(token); got != want {
+				t.Errorf("KnowsToken(%q) = %v, want %v", token, got, want)
+			}
+		}
+		var none *Set
+		if none.KnowsToken("w-token") {
+			t.Error("no set knows a token")
+		}
+	})
 	t.Run("a caller may speak only for its listed clusters", func(t *testing.T) {
 		c, _ := set.Authenticate(Presented{Token: "w-token", HasToken: true})
 		if !c.MaySpeakFor("west") || c.MaySpeakFor("east") || c.MaySpeakFor("") || c.MaySpeakFor("wes") {

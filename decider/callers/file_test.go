@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/testfile"
 )
 
 type recorder struct {
@@ -129,4 +132,63 @@ func TestWatchFollowsTheFileUntilItsContextEnds(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// manyCallersFile lists n callers named <prefix>-<i>, one a line: every
+// prefix of whole lines is a valid file of fewer callers.
+func manyCallersFile(prefix string, n int) []byte {
+	var b strings.Builder
+	b.WriteString("callers:\n")
+	for i := range n {
+		name := prefix + "-" + strconv.Itoa(i)
+		b.WriteString("  - {name: " + name + ", clusters: [x], credentials: [{tokenSHA256: " + digestOf(name) + "}]}\n")
+	}
+	return []byte(b.String())
+}
+
+// Issue 38: 5 of 6 in-place rewrites of a callers file put a prefix in force
+// and locked the callers after the cut out. Every set put in force while
+// the file is rewritten in place, six times over, is one of the whole files.
+func TestACallersFileRewrittenInPlaceIsNeverPutInForceAsAPrefix(t *testing.T) {
+	const n = 8000 // about 1 MB
+	east, west := manyCallersFile("east", n), manyCallersFile("west", n)
+	path := filepath.Join(t.TempDir(), "callers.yaml")
+	if err := os.WriteFile(path, east, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	f, err := Open(path, Options{}, nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Watch(ctx, 5*time.Millisecond)
+	for round := range 6 {
+		content, first := west, "west-0"
+		if round%2 == 1 {
+			content, first = east, "east-0"
+		}
+		// 16 chunks 5 ms apart: the watch reads the file mid-write.
+		testfile.RewriteInPlace(t, path, content, 64<<10, 5*time.Millisecond)
+		deadline := time.Now().Add(10 * time.Second)
+		for names := f.Current().Names(); names[0] != first || len(names) != n; names = f.Current().Names() {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the whole file never came in force (%d callers, first %s)", round, len(names), names[0])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	prefixes := 0
+	for _, names := range rec.inForce {
+		if len(names) != n {
+			prefixes++
+		}
+	}
+	t.Logf("%d sets put in force over 6 in-place rewrites, %d of them a prefix's", len(rec.inForce), prefixes)
+	if prefixes > 0 {
+		t.Errorf("%d sets of a half-written file were put in force", prefixes)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,6 +22,9 @@ type Options struct {
 	// ClientCertificates says the decider verifies client certificates
 	// (--tls-client-ca); without it a certificate identity can never match.
 	ClientCertificates bool
+	// Settle is how long a changed file must stay the same before it is
+	// put in force (0: stablefile.DefaultSettle).
+	Settle time.Duration
 }
 
 // Problems is a callers file that does not validate: every problem, in
@@ -280,4 +284,10 @@ func (p *parser) credential(path string, n *yaml.Node, caller int) {
 	}
 	p.seen[digest] = fmt.Sprintf("line %d", v.Line)
 	p.set.credentials = append(p.set.credentials, credential{kind: k.Value, digest: digest, caller: caller})
+	if k.Value == KindTokenSHA256 {
+		if p.set.tokens == nil {
+			p.set.tokens = map[[sha256.Size]byte]struct{}{}
+		}
+		p.set.tokens[tokenKey(digest)] = struct{}{}
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // Parse reads a YAML (---) or JSON stream of class objects read from file
@@ -43,4 +45,16 @@ func Documents(data []byte) []classes.Document {
 		}
 		docs = append(docs, classes.Document{Object: obj})
 	}
+}
+
+// ReadFile reads a --classes-file once it has settled — the same content at
+// two reads one settle interval apart, or unwritten for that long
+// (internal/stablefile): a file being rewritten in place is never read as
+// the prefix a read caught (issue 38) — and parses it (Parse).
+func ReadFile(path string) (*classes.Set, error) {
+	s, err := stablefile.ReadSettled(path, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("classes file: %w", err)
+	}
+	return Parse(path, s.Data)
 }

@@ -15,6 +15,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +27,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
@@ -52,6 +55,30 @@ func (b Backoff) Delay(n int) time.Duration {
 
 // maxDetail bounds a NACK's error_detail.
 const maxDetail = 4096
+
+// LeaderHeartbeat is how often a leader's stream carries word when nothing
+// changes (spec 09 §2: every 10 s).
+const LeaderHeartbeat = 10 * time.Second
+
+// MinMaxStale is the shortest --max-stale but 0: three of the leader's
+// heartbeats, so that a follower of a healthy leader never turns stale
+// between two of them — a heartbeat late on a slow link, one lost, or a
+// reconnect (after MaxConnectionAge) included (issue 38: a max-stale below
+// the heartbeat left a follower NOT_SERVING 4 s of every 10 s).
+const MinMaxStale = 3 * LeaderHeartbeat
+
+// CheckMaxStale validates a --max-stale: 0 (never stale) or at least
+// MinMaxStale, naming the shortest it accepts.
+func CheckMaxStale(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("--max-stale is %s: 0 (never) or more", d)
+	case d > 0 && d < MinMaxStale:
+		return fmt.Errorf("--max-stale is %s: 0 (never) or at least %s, three of the leader's %s heartbeats; a shorter one turns a follower of a healthy leader stale between two heartbeats",
+			d, MinMaxStale, LeaderHeartbeat)
+	}
+	return nil
+}
 
 // Config configures a Follower.
 type Config struct {
@@ -132,7 +159,7 @@ func (f *Follower) Start() {
 	if f.cfg.StateDir == "" {
 		return
 	}
-	st, err := readState(f.cfg.StateDir)
+	st, err := readState(f.cfg.StateDir, f.cfg.Now())
 	if errors.Is(err, errNoState) {
 		f.cfg.Logger.Info("no state yet: not serving until the first snapshot", "state_dir", f.cfg.StateDir)
 		return
@@ -249,11 +276,13 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 			got = true
 			f.setConnected(true)
 		}
-		f.synced(msg.GetRevision())
 		if msg.GetHeartbeat() {
+			f.heard(msg.GetRevision())
 			continue
 		}
-		if err := stream.Send(f.apply(msg)); err != nil {
+		answer := f.apply(msg)
+		f.heard(msg.GetRevision())
+		if err := stream.Send(answer); err != nil {
 			return got, recvErr(stream, err)
 		}
 	}
@@ -270,15 +299,29 @@ func recvErr(stream deciderv1.InstallationSyncService_SyncInstallationClient, er
 	return err
 }
 
-// synced records a snapshot or heartbeat from the leader.
-func (f *Follower) synced(revision string) {
+// heard records a snapshot or heartbeat from the leader announcing
+// revision. It counts as fresh word only when revision is the one this
+// follower serves (issue 38): a follower that refused the leader's
+// revision hears heartbeats about an installation it does not enforce, and
+// goes stale after --max-stale as this package promises.
+func (f *Follower) heard(revision string) {
 	now := f.cfg.Now()
+	served := ""
+	if inst := f.cfg.Store.Current(); inst != nil {
+		served = inst.Revision
+	}
+	fresh := revision != "" && revision == served
 	f.mu.Lock()
-	f.lastSync, f.leaderRevision = now, revision
+	f.leaderRevision = revision
+	if fresh {
+		f.lastSync = now
+	}
 	f.mu.Unlock()
-	f.cfg.Metrics.Synced(now)
-	if f.cfg.StateDir != "" {
-		touchState(f.cfg.StateDir, now)
+	if fresh {
+		f.cfg.Metrics.Synced(now)
+		if f.cfg.StateDir != "" {
+			touchState(f.cfg.StateDir, now)
+		}
 	}
 	f.checkStale()
 }
@@ -307,24 +350,80 @@ func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncReq
 	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Ack{Ack: &deciderv1.SyncAck{Revision: msg.GetRevision(), Nonce: msg.GetNonce()}}}
 }
 
-// refuse answers NACK for a snapshot that did not validate.
+// refuse answers NACK for a snapshot that did not validate. The NACK's
+// detail never carries a value of the snapshot (nackDetail); the problems
+// in full go where a leader's reload problems go: this decider's log and
+// its GetInstallation.last_reload.
 func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *deciderv1.SyncRequest {
-	detail := err.Error()
-	problems := 1
+	lines := []string{err.Error()}
 	var p *installation.Problems
 	if errors.As(err, &p) {
-		problems = len(p.Lines)
+		lines = p.Lines
 	}
-	detail = textcut.Bytes(detail, maxDetail)
+	detail := textcut.Bytes(nackDetail(err), maxDetail)
 	now := f.cfg.Now()
 	f.mu.Lock()
 	f.nack = &deciderv1.FollowerNack{Revision: msg.GetRevision(), ErrorDetail: detail, At: timestamppb.New(now)}
 	f.mu.Unlock()
-	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: false, At: now, Problems: []string{detail}, AttemptedRevision: msg.GetRevision()})
-	f.cfg.Observer.ReloadRejected(problems)
+	f.cfg.Store.RecordReload(installationloader.ReloadStatus{OK: false, At: now, Problems: lines, AttemptedRevision: msg.GetRevision()})
+	f.cfg.Observer.ReloadRejected(len(lines))
 	f.cfg.Metrics.Snapshot(metrics.SnapshotNack)
-	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", f.cfg.Store.Revision(), "problems", problems)
+	f.cfg.Logger.Warn("snapshot refused: the last good installation stays in force", "revision", msg.GetRevision(), "serving", f.cfg.Store.Revision(),
+		"problem_count", len(lines), "problems", lines)
 	return &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Nack{Nack: &deciderv1.SyncNack{Revision: msg.GetRevision(), Nonce: msg.GetNonce(), ErrorDetail: detail}}}
+}
+
+// nackDetail is what a NACK says of a refused snapshot (issue 38): each
+// problem with the value it quotes withheld (its length only, as a callers
+// file's identities are), or, where the value cannot be told apart from the
+// text, only where the problem is and what was expected there — a setting's
+// value (an envPolicy list, a token-shaped value) would otherwise reach the
+// leader's log, its GetInstallation and fleet-status. The lines of a
+// canonical form that could not be read name keys and kinds only, and a
+// revision mismatch its two revisions.
+func nackDetail(err error) string {
+	var p *installation.Problems
+	if !errors.As(err, &p) {
+		if errors.Is(err, installation.ErrRevisionMismatch) {
+			return err.Error()
+		}
+		return "the snapshot could not be rebuilt (the follower's log has why)"
+	}
+	if len(p.Items) == 0 {
+		return strings.Join(p.Lines, "; ")
+	}
+	parts := make([]string, len(p.Items))
+	for i, it := range p.Items {
+		parts[i] = withheld(it)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// withheld is the problem's line without its value.
+func withheld(it installation.Problem) string {
+	text := it.String()
+	switch {
+	case it.Value == "" && it.Expected != "":
+		return text // a problem of a value's absence or shape: there is no value to quote
+	case it.Value != "":
+		for _, quoted := range []string{redact.Quote(it.Value), strconv.Quote(it.Value)} {
+			text = strings.ReplaceAll(text, quoted, redact.Withheld(it.Value))
+		}
+		if !strings.Contains(text, it.Value) {
+			return text
+		}
+	}
+	where := it.Path
+	if where == "" {
+		where = it.Setting
+	}
+	if where == "" {
+		where = "the canonical form"
+	}
+	if it.Expected != "" {
+		return where + ": expected " + it.Expected
+	}
+	return where + ": invalid (the follower's log has the problem)"
 }
 
 // watchStale re-evaluates staleness every second until ctx ends.

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
@@ -22,7 +24,9 @@ var errNoState = errors.New("no state file")
 
 // state is the state file: the last activated snapshot. Its modification
 // time is when the leader was last heard (a heartbeat touches it), so that
-// --max-stale counts across a restart (decision).
+// --max-stale counts across a restart (decision); read back, that time is
+// clamped to the present, so a file time in the future cannot switch
+// --max-stale off (issue 38).
 type state struct {
 	Revision  string `json:"revision"`
 	Canonical string `json:"canonical"`
@@ -36,29 +40,66 @@ func (s *state) transport() installation.Transport {
 	return installation.Transport{Revision: s.Revision, Canonical: []byte(s.Canonical)}
 }
 
-// readState reads the state file of dir (errNoState when there is none).
-func readState(dir string) (*state, error) {
+// readState reads the state file of dir (errNoState when there is none) as
+// of now. The file must be the plain file this follower wrote (issue 38): it
+// is opened without following a symbolic link and without blocking (a FIFO
+// hung the follower's start), must be a regular file, and is read through
+// maxStateBytes (a link to /dev/zero exhausted its memory).
+func readState(dir string, now time.Time) (*state, error) {
 	p := filepath.Join(dir, StateFile)
-	fi, err := os.Stat(p)
+	f, err := openState(p, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoState
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close() //nolint:errcheck // read-only
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
 	if fi.Size() > maxStateBytes {
 		return nil, fmt.Errorf("%s is %d bytes, above %d", p, fi.Size(), maxStateBytes)
 	}
-	data, err := os.ReadFile(p)
+	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxStateBytes {
+		return nil, fmt.Errorf("%s is above %d bytes", p, maxStateBytes)
 	}
 	var s state
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	s.syncedAt = fi.ModTime()
+	if s.syncedAt.After(now) {
+		s.syncedAt = now
+	}
 	return &s, nil
+}
+
+// openState opens the state file at p with flag, never following a
+// symbolic link and never blocking on a FIFO or a device, and refuses
+// anything but a regular file.
+func openState(p string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(p, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link, not the state file this follower wrote", p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s), not the state file this follower wrote", p, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close() //nolint:errcheck,gosec // refused already
+		return nil, err
+	}
+	return f, nil
 }
 
 // writeState writes s atomically: a temporary file in dir, fsync, rename,
@@ -91,7 +132,7 @@ func writeState(dir string, s state, now time.Time) error {
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, StateFile)); err != nil {
 		return err
 	}
-	if err := os.Chtimes(filepath.Join(dir, StateFile), now, now); err != nil {
+	if err := setStateTime(dir, now); err != nil {
 		return err
 	}
 	d, err := os.Open(dir)
@@ -103,7 +144,19 @@ func writeState(dir string, s state, now time.Time) error {
 }
 
 // touchState marks the state file as heard from the leader at t; a missing
-// file stays missing.
+// file stays missing, and what is not the plain state file is not touched.
 func touchState(dir string, t time.Time) {
-	_ = os.Chtimes(filepath.Join(dir, StateFile), t, t) //nolint:errcheck // best effort: the next snapshot writes it
+	_ = setStateTime(dir, t) //nolint:errcheck // best effort: the next snapshot writes it
+}
+
+// setStateTime sets the state file's times to t through the file itself
+// (openState): never the target of a link put in its place.
+func setStateTime(dir string, t time.Time) error {
+	f, err := openState(filepath.Join(dir, StateFile), os.O_RDONLY)
+	if err != nil {
+		return err
+	}
+	defer f.Close() //nolint:errcheck // read-only
+	tv := syscall.NsecToTimeval(t.UnixNano())
+	return syscall.Futimes(int(f.Fd()), []syscall.Timeval{tv, tv})
 }

@@ -7,10 +7,10 @@ package installationloader
 import (
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/docparse"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // Options say where an installation comes from.
@@ -34,20 +34,54 @@ type Options struct {
 
 // Load reads the environment and the document, validates the whole
 // installation (spec 02 §7) and returns it, or a *installation.Problems
-// naming every problem in the order of spec 02 §7.3.
+// naming every problem in the order of spec 02 §7.3. The document is read
+// stable (internal/stablefile): never while it changes.
 func Load(opts Options) (*installation.Installation, error) {
-	return installation.Build(readDocument(opts.DocumentPath, opts.DocumentExplicit, opts.RefuseBlankDocument), opts.Environ, docparse.Text)
+	return build(opts, readStable(opts.DocumentPath))
 }
 
-// readDocument reads and parses the document at path (spec 02 §1, §5.3).
+// LoadSettled is Load for a decider that puts the installation in force
+// (and, as a leader, publishes it to its followers): the document must also
+// have settled — the same content at two reads one settle interval apart,
+// or unwritten for that long — so that a document being rewritten in place
+// is never put in force as a prefix (issue 38).
+func LoadSettled(opts Options) (*installation.Installation, error) {
+	if opts.DocumentPath == "" {
+		return Load(opts)
+	}
+	s, err := stablefile.ReadSettled(opts.DocumentPath, 0, stablefile.DefaultSettle)
+	return build(opts, documentRead{data: s.Data, err: err})
+}
+
+// documentRead is the document as read: its bytes, or the read's error.
+type documentRead struct {
+	data []byte
+	err  error
+}
+
+// readStable reads the document at path stable ("" reads nothing).
+func readStable(path string) documentRead {
+	if path == "" {
+		return documentRead{}
+	}
+	s, err := stablefile.ReadStable(path, 0)
+	return documentRead{data: s.Data, err: err}
+}
+
+// build validates the installation of opts with the document as read.
+func build(opts Options, doc documentRead) (*installation.Installation, error) {
+	return installation.Build(readDocument(opts.DocumentPath, doc, opts.DocumentExplicit, opts.RefuseBlankDocument), opts.Environ, docparse.Text)
+}
+
+// readDocument parses the document at path as read (spec 02 §1, §5.3).
 // Problems go to the shape section of the report. With refuseBlank a blank
 // document is a problem (a reload, 02 §11).
-func readDocument(path string, explicit, refuseBlank bool) installation.Document {
+func readDocument(path string, read documentRead, explicit, refuseBlank bool) installation.Document {
 	d := installation.Document{Path: path}
 	if path == "" {
 		return d
 	}
-	data, err := os.ReadFile(path)
+	data, err := read.data, read.err
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if explicit {

@@ -2,7 +2,6 @@ package installationloader
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -14,20 +13,26 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // DefaultReloadInterval is the document poll interval when none is given.
 const DefaultReloadInterval = 10 * time.Second
 
 // settle is how long Watch waits after a file-system event before reading
-// the document, so a burst of events (a ConfigMap's ..data swap) is one check.
-const settle = 100 * time.Millisecond
+// the document, so a burst of events (a ConfigMap's ..data swap) is one
+// check, and how long a new version must stay the same before it is loaded.
+const settle = stablefile.DefaultSettle
 
 // Watch keeps store's installation in step with the document of opts until
 // ctx is done (spec 02 §11). It watches the document's DIRECTORY with
 // fsnotify (so a ConfigMap's ..data symlink swap is seen) and also polls
-// every interval, comparing the file's SHA-256. On a change the whole
-// installation (environment + document) is loaded again:
+// every interval, comparing the file's SHA-256. A changed document is
+// loaded only once it has settled (issue 38): read stable, with the same
+// content at two reads one settle interval apart, or unwritten for that
+// long (internal/stablefile) — a document rewritten in place is never put
+// in force as the prefix a read caught. The whole installation
+// (environment + the document as read) is then loaded again:
 //
 //   - valid with a new revision: swapped in atomically, logged
 //     "installation reloaded", obs.ReloadOK then obs.InForce;
@@ -43,7 +48,8 @@ const settle = 100 * time.Millisecond
 // A document deleted after start is a reload error unless the default path
 // was already absent when Watch started. When it starts, Watch reports the
 // installation already in force with obs.InForce and, like after every swap,
-// logs the envPolicy warning when that installation carries a policy.
+// logs the envPolicy warning when that installation carries a policy; a
+// document that changed since the caller's Load is loaded as any change.
 func Watch(ctx context.Context, store *Store, opts Options, interval time.Duration, logger *slog.Logger, obs ReloadObserver) {
 	if logger == nil {
 		logger = slog.Default()
@@ -63,14 +69,17 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 		return
 	}
 	w := &watcher{store: store, opts: opts, logger: logger, obs: obs}
-	w.last = fileDigest(opts.DocumentPath)
-	if w.last != digestAbsent {
+	if _, err := os.Stat(opts.DocumentPath); !errors.Is(err, fs.ErrNotExist) {
 		// Present at start: its disappearing is an error from now on.
 		w.opts.DocumentExplicit = true
 	}
-	// Catch an edit made between the caller's Load and now; an unchanged
-	// installation is not counted as a reload.
-	w.reload(true)
+	// The document as the caller's Load read it is the last load; an edit
+	// made since (another revision) is loaded as any other, once settled.
+	w.last = w.inForce()
+	var settleC <-chan time.Time
+	if w.check() {
+		settleC = time.After(settle)
+	}
 
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -88,13 +97,14 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	var settleC <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			w.check()
+			if w.check() && settleC == nil {
+				settleC = time.After(settle)
+			}
 		case _, ok := <-events:
 			if !ok {
 				events = nil
@@ -111,7 +121,9 @@ func Watch(ctx context.Context, store *Store, opts Options, interval time.Durati
 			logger.Warn("installation watch: file event error", "error", err.Error())
 		case <-settleC:
 			settleC = nil
-			w.check()
+			if w.check() {
+				settleC = time.After(settle)
+			}
 		}
 	}
 }
@@ -121,38 +133,69 @@ type watcher struct {
 	opts   Options
 	logger *slog.Logger
 	obs    ReloadObserver
-	last   string // digest of the document last loaded
+	last   string // what the document was at the last load: its digest, digestAbsent or its read error
+	// pending debounces a new version: it is loaded only once settled.
+	pending stablefile.Debounce
+}
+
+// inForce is the state of the document when it is the one in force: its
+// digest when what it holds now builds the revision the store holds, ""
+// otherwise (it changed since the caller's Load, or reads differently).
+func (w *watcher) inForce() string {
+	s, err := stablefile.Read(w.opts.DocumentPath, 0)
+	cur := w.store.Current()
+	if cur == nil {
+		return ""
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !cur.DocumentPresent:
+		return digestAbsent
+	case err != nil:
+		return ""
+	}
+	if inst, err := build(w.opts, documentRead{data: s.Data}); err != nil || inst.Revision != cur.Revision {
+		return ""
+	}
+	return hex.EncodeToString(s.Digest[:])
 }
 
 const digestAbsent = "absent"
 
-// fileDigest is the SHA-256 of the file's content, "absent" when it does not
-// exist, or the read error.
-func fileDigest(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return digestAbsent
-		}
-		return "error: " + err.Error()
+// check loads the document when it changed since the last load and the
+// change has settled (issue 38: a document rewritten in place was put in
+// force as its valid prefix); a deleted or unreadable document counts at
+// once (the last good installation stays either way). again says that a
+// new version is waiting to settle, or was read while it changed: check
+// once more after the settle interval.
+func (w *watcher) check() (again bool) {
+	s, err := stablefile.Read(w.opts.DocumentPath, 0)
+	var state string
+	switch {
+	case errors.Is(err, stablefile.ErrUnstable):
+		w.pending.Reset()
+		return true
+	case errors.Is(err, fs.ErrNotExist):
+		state = digestAbsent
+	case err != nil:
+		state = "error: " + err.Error()
+	default:
+		state = hex.EncodeToString(s.Digest[:])
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	if state == w.last {
+		w.pending.Reset()
+		return false
+	}
+	if err == nil && !w.pending.Settled(s, time.Now()) {
+		return true
+	}
+	w.last = state
+	w.reload(documentRead{data: s.Data, err: err})
+	return false
 }
 
-// check reloads when the document's content changed since the last load.
-func (w *watcher) check() {
-	d := fileDigest(w.opts.DocumentPath)
-	if d == w.last {
-		return
-	}
-	w.last = d
-	w.reload(false)
-}
-
-// reload loads the installation again and swaps it in when valid and new.
-// quiet suppresses the report of an unchanged revision (the start-up check).
-func (w *watcher) reload(quiet bool) {
+// reload builds the installation again with doc and swaps it in when valid
+// and new.
+func (w *watcher) reload(doc documentRead) {
 	old := w.store.Current()
 	oldRevision := ""
 	if old != nil {
@@ -162,7 +205,7 @@ func (w *watcher) reload(quiet bool) {
 	// 02 §11: a blank document is the empty document at start only; from a
 	// document that was not blank, it is a truncation, refused.
 	opts.RefuseBlankDocument = old != nil && old.DocumentPresent && !old.DocumentBlank
-	inst, err := Load(opts)
+	inst, err := build(opts, doc)
 	at := time.Now()
 	if err != nil {
 		var p *installation.Problems
@@ -179,9 +222,6 @@ func (w *watcher) reload(quiet bool) {
 		return
 	}
 	if inst.Revision == oldRevision {
-		if quiet {
-			return
-		}
 		w.obs.ReloadUnchanged()
 		w.logger.Info("installation unchanged", "revision", oldRevision, "document", w.opts.DocumentPath)
 		w.store.RecordReload(ReloadStatus{OK: true, At: at, AttemptedRevision: inst.Revision})

@@ -25,6 +25,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
 )
 
@@ -45,6 +46,13 @@ const (
 	maxDetail = 4096
 	// nonceWindow is how many of a stream's latest nonces an answer may name.
 	nonceWindow = 8
+	// DefaultFirstMessage bounds how long a stream may go without its first
+	// message (the follower's identity): a stream that says nothing is
+	// closed, not held.
+	DefaultFirstMessage = 10 * time.Second
+	// refusedLogInterval bounds a follower's "refused a snapshot" line: the
+	// first, then one per interval with the count suppressed.
+	refusedLogInterval = 10 * time.Second
 )
 
 // Config configures a Leader; zero fields take the defaults.
@@ -52,8 +60,10 @@ type Config struct {
 	// Cluster is the leader's own cluster: the cluster of a follower that
 	// names none.
 	Cluster string
-	// Heartbeat, ForgetAfter, MaxPerCaller and MaxWithoutCallers override the defaults.
+	// Heartbeat, FirstMessage, ForgetAfter, MaxPerCaller and
+	// MaxWithoutCallers override the defaults.
 	Heartbeat         time.Duration
+	FirstMessage      time.Duration
 	ForgetAfter       time.Duration
 	MaxPerCaller      int
 	MaxWithoutCallers int
@@ -97,12 +107,18 @@ type follower struct {
 	streams             int    // open streams (a reconnect can overlap the old stream's end)
 	generation          uint64 // of the latest stream
 	lastSeen            time.Time
+	// refusedLine samples the follower's "refused a snapshot" line across
+	// its streams (a follower that reconnects to NACK again is one source).
+	refusedLine *logsample.Sampler
 }
 
 // New returns the leader over store.
 func New(store *installationloader.Store, cfg Config) *Leader {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.FirstMessage <= 0 {
+		cfg.FirstMessage = DefaultFirstMessage
 	}
 	if cfg.ForgetAfter <= 0 {
 		cfg.ForgetAfter = DefaultForgetAfter
@@ -255,7 +271,7 @@ func (l *Leader) attach(caller, id, cluster, known string, anonymous bool) (*fol
 			}
 			l.forgetLocked(key{oldest.caller, oldest.id}, oldest)
 		}
-		f = &follower{id: id, caller: caller}
+		f = &follower{id: id, caller: caller, refusedLine: logsample.New(refusedLogInterval, l.cfg.Now)}
 		l.followers[k] = f
 	}
 	if f.cluster != "" && f.cluster != cluster {
@@ -291,7 +307,7 @@ func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncI
 		return errStopping
 	default:
 	}
-	first, err := stream.Recv()
+	first, err := l.firstMessage(stream)
 	if err != nil {
 		return err
 	}
@@ -370,6 +386,30 @@ func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncI
 	}
 }
 
+// firstMessage receives the stream's first message within FirstMessage: a
+// stream that sends none is closed (DEADLINE_EXCEEDED), not held (issue 38).
+func (l *Leader) firstMessage(stream deciderv1.InstallationSyncService_SyncInstallationServer) (*deciderv1.SyncRequest, error) {
+	type received struct {
+		m   *deciderv1.SyncRequest
+		err error
+	}
+	got := make(chan received, 1)
+	go func() {
+		m, err := stream.Recv() // returns once the handler returns: the stream ends
+		got <- received{m, err}
+	}()
+	timer := time.NewTimer(l.cfg.FirstMessage)
+	defer timer.Stop()
+	select {
+	case r := <-got:
+		return r.m, r.err
+	case <-timer.C:
+		return nil, status.Errorf(codes.DeadlineExceeded, "sync request: no first message (follower_id, cluster, known_revision) within %s", l.cfg.FirstMessage)
+	case <-l.stopping:
+		return nil, errStopping
+	}
+}
+
 // identify checks the first message: the follower's id, its cluster and,
 // with a callers file, that its caller may speak for that cluster — the
 // Decide rules (spec 06, 09 §2).
@@ -416,8 +456,11 @@ func validRevision(rev string) bool {
 	return true
 }
 
-// answer records one ACK or NACK of a snapshot this stream sent; an answer
-// naming a nonce the stream did not send (lately) is ignored.
+// answer records one ACK or NACK of a snapshot this stream sent, once: the
+// nonce is answered, and an answer naming it again — a replay — or naming a
+// nonce the stream did not send (lately) changes nothing and is logged at
+// DEBUG only (issue 38: replayed NACKs were a WARN line each). The
+// "refused a snapshot" line is sampled per follower.
 func (l *Leader) answer(log *slog.Logger, f *follower, s *sender, m *deciderv1.SyncRequest) {
 	var nonce, revision string
 	switch a := m.GetAnswer().(type) {
@@ -431,9 +474,10 @@ func (l *Leader) answer(log *slog.Logger, f *follower, s *sender, m *deciderv1.S
 	}
 	sent, ok := s.nonces[nonce]
 	if !ok || sent != revision {
-		log.Debug("answer for a nonce this stream did not send ignored", "nonce", textcut.Bytes(nonce, 40))
+		log.Debug("answer for a nonce this stream did not send, or answered already, ignored", "nonce", textcut.Bytes(nonce, 40))
 		return
 	}
+	s.answered(nonce)
 	now := l.cfg.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -446,7 +490,9 @@ func (l *Leader) answer(log *slog.Logger, f *follower, s *sender, m *deciderv1.S
 		detail := textcut.Bytes(a.Nack.GetErrorDetail(), maxDetail)
 		f.nack = &deciderv1.FollowerNack{Revision: revision, ErrorDetail: detail, At: timestamppb.New(now)}
 		l.cfg.Metrics.Nacked(f.id, f.cluster)
-		log.Warn("follower refused a snapshot", "revision", revision, "applied_revision", f.applied, "error_detail", detail)
+		if write, suppressed := f.refusedLine.Allow(); write {
+			log.Warn("follower refused a snapshot", "revision", revision, "applied_revision", f.applied, "error_detail", detail, "suppressed", suppressed)
+		}
 	}
 }
 
@@ -458,6 +504,17 @@ type sender struct {
 	seq    uint64
 	nonces map[string]string
 	order  []string
+}
+
+// answered forgets nonce: it has had its one answer.
+func (s *sender) answered(nonce string) {
+	delete(s.nonces, nonce)
+	for i, n := range s.order {
+		if n == nonce {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // snapshot sends inst and remembers its nonce.

@@ -17,12 +17,30 @@ import (
 // not know; it never says which part was wrong, nor who is known.
 var errUnknownCaller = status.Error(codes.Unauthenticated, "a credential of a known caller is required")
 
-// authorizationShape refuses, in the tap handle, an authorization the
-// callers file could never accept (malformed, or more than one); who the
-// caller is needs its certificate, so the interceptor decides that.
-func authorizationShape(md metadata.MD) error {
-	_, _, err := bearerToken(md)
-	return authorizationRefusal(err)
+// callersCheck refuses, in the tap handle, every call the callers file can
+// never accept, before its message is read (issue 38: grpc-go read and
+// unmarshalled up to the message budget of a junk-token call before the
+// interceptor refused it): a malformed authorization or more than one, a
+// token the file does not list (one atomic load of the set in force and one
+// map lookup), and a call without a token when the file lists no
+// certificate identity. A call with a listed token, or without a token when
+// certificates can identify callers, goes on to the interceptor, which
+// needs the peer's certificate (callersAuth).
+func callersCheck(file *callers.File) func(metadata.MD) error {
+	return func(md metadata.MD) error {
+		token, present, err := bearerToken(md)
+		if err != nil {
+			return authorizationRefusal(err)
+		}
+		set := file.Current()
+		switch {
+		case present && !set.KnowsToken(token):
+			return errUnknownCaller
+		case !present && !set.UsesCertificates():
+			return errUnknownCaller
+		}
+		return nil
+	}
 }
 
 // authorizationRefusal is the callers file's answer to a bad authorization:

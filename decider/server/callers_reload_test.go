@@ -136,12 +136,17 @@ func TestACallersReloadUnderLoadNeverStallsADecision(t *testing.T) {
 		slices.Sort(baseline)
 		p99 := percentile(baseline, 0.99)
 		worst := during[len(during)-1]
-		duringP99 := percentile(during, 0.99)
-		t.Logf("unloaded: %d decisions, p50 %v, p99 %v, worst %v; during the %v reload: %d decisions, p99 %v (%.1f× the unloaded p99), worst %v",
-			len(baseline), percentile(baseline, 0.5), p99, baseline[len(baseline)-1], reload, len(during), duringP99,
+		duringP90, duringP99 := percentile(during, 0.9), percentile(during, 0.99)
+		t.Logf("unloaded: %d decisions, p50 %v, p99 %v, worst %v; during the %v reload: %d decisions, p90 %v, p99 %v (%.1f× the unloaded p99), worst %v",
+			len(baseline), percentile(baseline, 0.5), p99, baseline[len(baseline)-1], reload, len(during), duringP90, duringP99,
 			float64(duringP99)/float64(p99), worst)
-		if worst > reload/4 {
-			t.Errorf("a decision waited %v during a reload of %v: decisions wait for the reload", worst, reload)
+		// A decision that waits for the reload waits for most of it, and so
+		// does every decision in flight (the old reload held the readers'
+		// lock): their p90 would be most of the reload. One decision's worst
+		// is the shared machine's (the unloaded runs' worst reaches hundreds
+		// of milliseconds under load), so it is logged, not held.
+		if duringP90 > reload/4 {
+			t.Errorf("the decisions during a reload of %v had a p90 of %v: decisions wait for the reload", reload, duringP90)
 		}
 		if names := d.file.Current().Names(); len(names) != callerCount+extra {
 			t.Errorf("%d callers in force after the reload, want %d", len(names), callerCount+extra)

@@ -259,19 +259,26 @@ func TestCallersExcludeTheTokenFile(t *testing.T) {
 	}
 }
 
-// writeLater rewrites path with a modification time that differs from the
-// last write's, so the stat check sees the change.
+// writeLater replaces path atomically — a temporary file beside it,
+// renamed over it, as the documentation says to write a watched file (a
+// file written in place can be read half written; issue 38) — with a
+// modification time that differs from the last write's, so the stat check
+// sees the change.
 func writeLater(t *testing.T, path, content string) {
 	t.Helper()
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	later := info.ModTime().Add(time.Second)
-	if err := os.Chtimes(path, later, later); err != nil {
+	if err := os.Chtimes(tmp, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }

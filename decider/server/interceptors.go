@@ -9,12 +9,13 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
 )
 
 // chain returns the unary and stream chains in the order of spec 06
 // §7: metrics, logging, auth, recovery — recovery innermost, so a panic in a
 // handler becomes INTERNAL and is still logged and counted.
-func chain(m *metrics.Decider, logger *slog.Logger, authFn auth.AuthFunc) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
+func chain(m *metrics.Decider, logger *slog.Logger, refused *logsample.Sampler, authFn auth.AuthFunc) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	var unary []grpc.UnaryServerInterceptor
 	var stream []grpc.StreamServerInterceptor
 
@@ -23,7 +24,7 @@ func chain(m *metrics.Decider, logger *slog.Logger, authFn auth.AuthFunc) ([]grp
 		stream = append(stream, gm.StreamServerInterceptor())
 	}
 
-	logUnary, logStream := callLogging(logger)
+	logUnary, logStream := callLogging(logger, refused)
 	unary = append(unary, logUnary)
 	stream = append(stream, logStream)
 

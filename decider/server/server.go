@@ -25,6 +25,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
@@ -165,12 +166,14 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 	switch {
 	case cfg.Callers != nil:
 		authFn = callersAuth(cfg.Callers)
-		tapCheck = authorizationShape // the certificate is checked by the interceptor
+		tapCheck = callersCheck(cfg.Callers) // the certificate is checked by the interceptor
 	case token != nil:
 		authFn = bearerAuth(token)
 		tapCheck = bearerCheck(token)
 	}
-	unary, stream := chain(cfg.Metrics, logger, authFn)
+	// One sampler for every refused call's line, the tap's and the chain's.
+	refused := logsample.New(refusedLogInterval, nil)
+	unary, stream := chain(cfg.Metrics, logger, refused, authFn)
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
@@ -186,7 +189,7 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 	}
 	opts = append(opts, transportBounds(cfg.ConnectionTimeout, cfg.MaxConnectionIdle, age, ageGrace)...)
 	if tapCheck != nil {
-		opts = append(opts, grpc.InTapHandle(authTap(tapCheck, logger)))
+		opts = append(opts, grpc.InTapHandle(authTap(tapCheck, logger, refused)))
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
@@ -205,7 +208,7 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 		sync:          cfg.Sync,
 		svc:           svc,
 	}
-	deciderv1.RegisterDeciderServiceServer(s.grpc, svc)
+	s.grpc.RegisterService(capped(&deciderv1.DeciderService_ServiceDesc), svc)
 	if cfg.Sync != nil {
 		deciderv1.RegisterInstallationSyncServiceServer(s.grpc, cfg.Sync)
 	}

@@ -21,8 +21,7 @@ const refusedLogInterval = 10 * time.Second
 // created, so a call check refuses is answered without its message being
 // read. check sees only metadata; what needs the peer's certificate (the
 // callers file) stays in the auth interceptor. check must not block.
-func authTap(check func(metadata.MD) error, logger *slog.Logger) tap.ServerInHandle {
-	sampler := logsample.New(refusedLogInterval, nil)
+func authTap(check func(metadata.MD) error, logger *slog.Logger, sampler *logsample.Sampler) tap.ServerInHandle {
 	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
 		service, method := splitMethod(info.FullMethodName)
 		if !guardedService(service) {

@@ -1,8 +1,11 @@
 // Package certs holds a TLS key pair that is re-read from disk on an
 // interval (spec 07 §3.3): the files are compared byte for byte with the pair
 // in use, parsed only when they changed, and a pair that does not parse (a
-// half-written rotation) leaves the last good pair in place. Handshakes read
-// the cached pair; in-flight connections keep the one they started with.
+// half-written rotation) leaves the last good pair in place; a changed file
+// is taken only once it has settled (internal/stablefile, issue 38), so a
+// chain rewritten in place is never served as the leaf a read caught.
+// Handshakes read the cached pair; in-flight connections keep the one they
+// started with.
 //
 // The same Pair serves the front door's HTTPS listener, the decider's gRPC
 // listener and the front door's client certificate towards the decider: the
@@ -16,9 +19,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // ErrNoCertificate is returned by the handshake callbacks while no pair is loaded.
@@ -37,6 +41,7 @@ type Observer interface {
 // Pair is a reloading key pair. Create it with New; the zero value is unusable.
 type Pair struct {
 	certFile, keyFile string
+	cert, key         *stablefile.Watched
 	logger            *slog.Logger
 	observer          Observer
 
@@ -58,7 +63,8 @@ func New(certFile, keyFile string, logger *slog.Logger, observer Observer) *Pair
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Pair{certFile: certFile, keyFile: keyFile, logger: logger, observer: observer}
+	return &Pair{certFile: certFile, keyFile: keyFile, cert: stablefile.Watch(certFile, maxPEMBytes), key: stablefile.Watch(keyFile, maxPEMBytes),
+		logger: logger, observer: observer}
 }
 
 // Load reads the pair once. It fails when the files cannot be read or do not
@@ -92,14 +98,15 @@ func (p *Pair) Run(ctx context.Context, interval time.Duration) {
 // use and from the last rejected pair (so a half-written pair is counted and
 // logged once, and tried again on every tick until it parses).
 func (p *Pair) reload() (changed bool, err error) {
-	certPEM, err := os.ReadFile(p.certFile)
+	certRead, err := p.cert.Current()
 	if err != nil {
 		return false, fmt.Errorf("read certificate: %w", err)
 	}
-	keyPEM, err := os.ReadFile(p.keyFile)
+	keyRead, err := p.key.Current()
 	if err != nil {
 		return false, fmt.Errorf("read key: %w", err)
 	}
+	certPEM, keyPEM := certRead.Data, keyRead.Data
 	p.mu.RLock()
 	cur, rej := p.current, p.rejected
 	p.mu.RUnlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 type recorder struct {
@@ -52,7 +53,7 @@ func TestPairReload(t *testing.T) {
 		if err := os.WriteFile(first.CertFile, first.CertPEM[:len(first.CertPEM)/2], 0o600); err != nil {
 			t.Fatal(err)
 		}
-		changed, err := p.reload()
+		changed, err := settledReload(t, p)
 		if !changed || err == nil {
 			t.Fatalf("reload() = %v, %v; want changed with an error", changed, err)
 		}
@@ -83,7 +84,7 @@ func TestPairReload(t *testing.T) {
 		if err := os.WriteFile(first.CertFile, second.CertPEM, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		changed, err := p.reload()
+		changed, err := settledReload(t, p)
 		if !changed || err != nil {
 			t.Fatalf("reload() = %v, %v", changed, err)
 		}
@@ -94,6 +95,17 @@ func TestPairReload(t *testing.T) {
 			t.Fatalf("events = %+v", rec)
 		}
 	})
+}
+
+// settledReload reloads p after a write: the change is not taken before it
+// settled (issue 38), then it is.
+func settledReload(t *testing.T, p *Pair) (bool, error) {
+	t.Helper()
+	if changed, err := p.reload(); changed {
+		t.Fatalf("a change was taken before it settled: %v", err)
+	}
+	time.Sleep(stablefile.DefaultSettle)
+	return p.reload()
 }
 
 func TestLoadFailsWithoutFiles(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 func TestAPoolFollowsItsFileAndKeepsTheLastGoodBundle(t *testing.T) {
@@ -44,14 +45,19 @@ func TestAPoolFollowsItsFileAndKeepsTheLastGoodBundle(t *testing.T) {
 		trustFirst, trust2 bool
 	}{
 		{"the first bundle is read", first.CAPEM, true, false},
-		{"a rewritten bundle is in force at the next call", append(append([]byte{}, second.CAPEM...), first.CAPEM...), true, true},
+		{"a rewritten bundle is in force at the next call once it has settled", append(append([]byte{}, second.CAPEM...), first.CAPEM...), true, true},
 		{"a bundle that dropped a CA no longer trusts it", second.CAPEM, false, true},
 		{"a half-written file keeps the last good pool", []byte("-----BEGIN CERTIFICATE-----\nMIIB"), false, true},
 	} {
 		t.Run(step.name, func(t *testing.T) {
+			before, _ := p.Get()
 			if err := os.WriteFile(file, step.content, 0o600); err != nil {
 				t.Fatal(err)
 			}
+			if pool, _ := p.Get(); before != nil && pool != before {
+				t.Error("a change was in force before it settled")
+			}
+			time.Sleep(stablefile.DefaultSettle)
 			pool, err := p.Get()
 			if err != nil {
 				t.Fatal(err)

@@ -151,15 +151,25 @@ func TestBearerTokenIsSentAndReread(t *testing.T) {
 			t.Errorf("authorization %q", got)
 		}
 	})
-	t.Run("a rotated token file is sent without a restart", func(t *testing.T) {
+	t.Run("a rotated token file is sent without a restart, once it has settled", func(t *testing.T) {
 		if err := os.WriteFile(path, []byte("second-token-longer"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := call(t, c); err != nil {
-			t.Fatal(err)
-		}
-		if got := <-svc.auth; got != "Bearer second-token-longer" {
-			t.Errorf("authorization %q", got)
+		// The rotation is in force once the file stayed the same for a
+		// settle interval (issue 38): a call before then sends the last token.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if err := call(t, c); err != nil {
+				t.Fatal(err)
+			}
+			got := <-svc.auth
+			if got == "Bearer second-token-longer" {
+				break
+			}
+			if got != "Bearer first-token" || time.Now().After(deadline) {
+				t.Fatalf("authorization %q", got)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	})
 }

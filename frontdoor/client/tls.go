@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 
 	"google.golang.org/grpc/credentials"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // clientTLS builds the transport credentials: the CA (or the system roots),
@@ -27,7 +27,7 @@ func clientTLS(cfg Config) (credentials.TransportCredentials, error) {
 		return nil, fmt.Errorf("decider client: the client certificate and key go together")
 	}
 	if cfg.ClientCertFile != "" {
-		pair := &clientPair{certFile: cfg.ClientCertFile, keyFile: cfg.ClientKeyFile}
+		pair := &clientPair{certFile: stablefile.Watch(cfg.ClientCertFile, maxPEMBytes), keyFile: stablefile.Watch(cfg.ClientKeyFile, maxPEMBytes)}
 		if _, err := pair.get(); err != nil && !cfg.WaitForFiles {
 			return nil, err
 		}
@@ -44,6 +44,9 @@ func clientTLS(cfg Config) (credentials.TransportCredentials, error) {
 	}
 	return &reloadingRoots{base: tc, roots: roots}, nil
 }
+
+// maxPEMBytes bounds the client pair's files.
+const maxPEMBytes = 4 << 20
 
 // reloadingRoots is TLS transport credentials whose root CAs are the
 // current content of a file: every handshake builds gRPC's TLS credentials
@@ -80,10 +83,11 @@ func (r *reloadingRoots) OverrideServerName(name string) error { //nolint:static
 }
 
 // clientPair caches the client certificate; every handshake re-reads the
-// files, and parses them only when their bytes changed. A pair that does not
-// parse (half-written during a rotation) keeps the last good one.
+// files, and parses them only when their bytes changed and settled
+// (internal/stablefile). A pair that does not parse (half-written during a
+// rotation) keeps the last good one.
 type clientPair struct {
-	certFile, keyFile string
+	certFile, keyFile *stablefile.Watched
 
 	mu              sync.Mutex
 	certPEM, keyPEM []byte
@@ -93,8 +97,9 @@ type clientPair struct {
 func (p *clientPair) get() (*tls.Certificate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	certPEM, errCert := os.ReadFile(p.certFile)
-	keyPEM, errKey := os.ReadFile(p.keyFile)
+	certRead, errCert := p.certFile.Current()
+	keyRead, errKey := p.keyFile.Current()
+	certPEM, keyPEM := certRead.Data, keyRead.Data
 	if errCert != nil || errKey != nil {
 		if p.cert != nil {
 			return p.cert, nil

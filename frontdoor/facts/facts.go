@@ -87,7 +87,8 @@ func (w *cronJob) meta() *leanv1.ObjectMeta          { return &w.Metadata }
 func (w *cronJob) template() *leanv1.PodTemplateSpec { return &w.Spec.JobTemplate.Spec.Template }
 
 // Decode decodes raw (request.object, or request.oldObject) as kind and
-// extracts its facts.
+// extracts its facts. An object above the pod caps (internal/podcaps) is
+// refused before anything of it is decoded (count.go).
 // Every failure is an *ObjectError.
 func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 	f := &deciderv1.PodFacts{
@@ -98,6 +99,9 @@ func Decode(req *review.Request, kind *Kind, raw []byte) (*Object, error) {
 		UserName:     req.UserInfo.Username,
 	}
 	obj := &Object{Kind: kind, Facts: f}
+	if err := checkCaps(kind, raw); err != nil {
+		return nil, &ObjectError{Kind: kind.Name, Err: err}
+	}
 	var meta *leanv1.ObjectMeta
 	if kind.IsPod() {
 		pod := &leanv1.Pod{}

@@ -7,7 +7,6 @@ package facts
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -61,25 +60,11 @@ func ValidateKind(req *review.Request) *Kind {
 
 // HasPrefixedAnnotation reads metadata.annotations of raw leniently: nothing
 // else of the object is looked at, and annotation values may have any type.
-// It reports whether any key starts with the prefix (A3, 04 §6).
+// It reports whether any key starts with the prefix (A3, 04 §6). The keys
+// are read in place, never decoded into a map: it answers for an object the
+// decode refused, above the caps included (count.go).
 func HasPrefixedAnnotation(raw []byte) bool {
-	if !MayHavePrefixedAnnotation(raw) {
-		return false
-	}
-	var lenient struct {
-		Metadata struct {
-			Annotations map[string]json.RawMessage `json:"annotations"`
-		} `json:"metadata"`
-	}
-	if err := unmarshal(raw, &lenient); err != nil {
-		return false
-	}
-	for k := range lenient.Metadata.Annotations {
-		if annotation.Prefixed(k) {
-			return true
-		}
-	}
-	return false
+	return MayHavePrefixedAnnotation(raw) && hasPrefixedKey(raw)
 }
 
 // MayHavePrefixedAnnotation is HasPrefixedAnnotation's first step, a byte

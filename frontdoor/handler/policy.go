@@ -7,6 +7,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -173,6 +174,12 @@ func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *fac
 		target, err := patch.TargetFor(d.GetPlan(), obj.Pod, a.req.Object)
 		if err == nil {
 			p, err = a.patchFor(d.GetPlan(), target)
+		}
+		var tooMany *patch.TooManyOpsError
+		if errors.As(err, &tooMany) {
+			// The pod, not the decider: refused whatever the failure flags say.
+			span.End()
+			return a.malformed(err)
 		}
 		if err != nil {
 			span.Fail(unusableAnswer)

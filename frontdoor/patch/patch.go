@@ -13,6 +13,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonout"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/jsonpointer"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/podcaps"
 )
 
 // Pod is what the patch needs to know about the pod as received: which of
@@ -54,6 +55,16 @@ func (e *UnfitError) Error() string { return e.msg }
 
 func unfit(format string, args ...any) error {
 	return &UnfitError{fmt.Sprintf(format, args...)}
+}
+
+// TooManyOpsError says that the plan would take more operations than one
+// JSON Patch may hold (podcaps.MaxPatchOps, the API server's own bound on a
+// client's patch): the pod is too large to patch (issue 38), which refuses
+// it as malformed — the decider is fine.
+type TooManyOpsError struct{}
+
+func (*TooManyOpsError) Error() string {
+	return fmt.Sprintf("the pod is too large to patch: its plan takes more than %d JSON Patch operations, the most the API server accepts in one patch", podcaps.MaxPatchOps)
 }
 
 // Op is one operation. Its members are declared in ascending byte order of
@@ -102,6 +113,9 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		if err := part(plan); err != nil {
 			return nil, err
 		}
+		if b.tooMany {
+			return nil, &TooManyOpsError{}
+		}
 	}
 	raw, err := encodeOps(b.ops) // compact, sorted members, no HTML escaping (03 §4.4)
 	if err != nil {
@@ -126,6 +140,9 @@ func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 // volumes appends the plan's volumes.
 func (b *builder) volumes(plan *deciderv1.MutationPlan) error {
 	for i, v := range plan.GetVolumes() {
+		if b.tooMany {
+			return nil
+		}
 		value, err := volume(v)
 		if err != nil {
 			return unfit("volume %d of the plan: %v", i, err)
@@ -138,6 +155,9 @@ func (b *builder) volumes(plan *deciderv1.MutationPlan) error {
 // appMounts appends the shared volume's mount to the app containers.
 func (b *builder) appMounts(plan *deciderv1.MutationPlan) error {
 	for _, m := range plan.GetAppMounts() {
+		if b.tooMany {
+			return nil
+		}
 		c, err := b.container(m.GetContainerIndex(), m.GetContainerName(), "app mount")
 		if err != nil {
 			return err
@@ -193,6 +213,9 @@ func (b *builder) commandRewrite(plan *deciderv1.MutationPlan) error {
 // agents adds the agent containers in plan order, each to its list and position.
 func (b *builder) agents(plan *deciderv1.MutationPlan) error {
 	for i, a := range plan.GetAgents() {
+		if b.tooMany {
+			return nil
+		}
 		value, err := agent(a.GetContainer())
 		if err != nil {
 			return unfit("agent %d of the plan: %v", i, err)
@@ -251,9 +274,16 @@ type builder struct {
 	pod     *Pod
 	ops     []Op
 	created map[string]bool // absent arrays this patch already created
+	tooMany bool            // an op above podcaps.MaxPatchOps was asked for
 }
 
+// op appends one operation; past podcaps.MaxPatchOps it appends nothing and
+// marks the patch too large (Build refuses it after the part).
 func (b *builder) op(op, path string, value json.RawMessage) {
+	if len(b.ops) >= podcaps.MaxPatchOps {
+		b.tooMany = true
+		return
+	}
 	b.ops = append(b.ops, Op{Op: op, Path: path, Value: value})
 }
 

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/podcaps"
 )
 
 // restricted is the agent security context of spec 03 §3.5 with 65532/65532.
@@ -258,4 +260,47 @@ func TestUnfitPlans(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAPlanAboveTheAPIServersPatchBoundIsRefusedAsTooLargeToPatch(t *testing.T) {
+	// planFor mounts the shared volume into n app containers, none of which
+	// has a volumeMounts member: two ops each, beside the annotations map,
+	// the status mark, the volume and the agent.
+	planFor := func(n int) (*deciderv1.MutationPlan, *Pod) {
+		plan := example1()
+		pod := &Pod{SpecPresent: true, VolumesPresent: true, ContainersPresent: true}
+		plan.AppMounts = nil
+		for i := range n {
+			name := "app-" + strconv.Itoa(i)
+			pod.Containers = append(pod.Containers, Container{Name: name})
+			plan.AppMounts = append(plan.AppMounts, appMount(int32(i), name, "/config"))
+		}
+		return plan, pod
+	}
+	atTheBound := (podcaps.MaxPatchOps - 4) / 2
+	if 4+2*atTheBound != podcaps.MaxPatchOps {
+		t.Fatal("the bound is not reached exactly")
+	}
+	t.Run("a plan of exactly the bound is patched", func(t *testing.T) {
+		plan, pod := planFor(atTheBound)
+		p, err := Build(plan, pod)
+		if err != nil || len(p.Ops) != podcaps.MaxPatchOps {
+			t.Fatalf("Build: %v", err)
+		}
+	})
+	t.Run("one op more is refused, naming the bound, with no patch", func(t *testing.T) {
+		plan, pod := planFor(atTheBound + 1)
+		p, err := Build(plan, pod)
+		var tooMany *TooManyOpsError
+		if !errors.As(err, &tooMany) || p != nil || !strings.Contains(err.Error(), "more than 10000 JSON Patch operations") {
+			t.Fatalf("Build: %v, %v", p, err)
+		}
+	})
+	t.Run("a plan for 40 000 containers stops at the bound", func(t *testing.T) {
+		plan, pod := planFor(40000)
+		var tooMany *TooManyOpsError
+		if _, err := Build(plan, pod); !errors.As(err, &tooMany) {
+			t.Fatalf("Build: %v", err)
+		}
+	})
 }

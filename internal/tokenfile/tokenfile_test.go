@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 func write(t *testing.T, path, text string) {
@@ -46,6 +48,19 @@ func TestOpenRefusesAMissingOrEmptyFileAndTrimsTheToken(t *testing.T) {
 	}
 }
 
+// until calls get until it returns want, failing after a generous bound (a
+// rotation is in force once it has settled).
+func until(t *testing.T, get func() string, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for get() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("never %q: %q", want, get())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestARotatedFileIsInForceAndABrokenOneKeepsTheLastGoodToken(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "token")
 	write(t, path, "first")
@@ -54,20 +69,53 @@ func TestARotatedFileIsInForceAndABrokenOneKeepsTheLastGoodToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, path, "second-longer")
-	if got := f.Fresh(); got != "Bearer second-longer" {
-		t.Fatalf("after a rotation Fresh = %q", got)
-	}
+	until(t, f.Fresh, "Bearer second-longer")
 	write(t, path, "\n")
+	time.Sleep(3 * stablefile.DefaultSettle) // long enough to settle
 	if got := f.Fresh(); got != "Bearer second-longer" {
 		t.Fatalf("after emptying the file Fresh = %q, want the last good token", got)
 	}
 	write(t, path, "third-token-value")
-	f.Current() // starts the re-check off the caller's goroutine
-	deadline := time.Now().Add(5 * time.Second)
-	for f.Current() != "Bearer third-token-value" {
-		if time.Now().After(deadline) {
-			t.Fatalf("Current never saw the rotation: %q", f.Current())
-		}
-		time.Sleep(time.Millisecond)
+	until(t, f.Current, "Bearer third-token-value") // the re-checks run off the caller's goroutine
+}
+
+// Issue 38: a token written in place is read between its writes; the half
+// read is never put in force, the whole token is once it has settled.
+func TestATokenWrittenInPlaceIsNeverInForceHalfWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	write(t, path, "first-token")
+	f, err := Open(path, 0, func(b []byte) string { return string(b) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteString("second-"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for range 10 { // the writer pauses between its writes, half the settle interval
+		seen[f.Fresh()] = true
+		time.Sleep(stablefile.DefaultSettle / 20)
+	}
+	if _, err := fh.WriteString("token"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	until(t, f.Fresh, "second-token")
+	if seen["second-"] {
+		t.Errorf("the half-written token was put in force (seen: %v)", seen)
+	}
+}
+
+func TestAFileAboveTheLimitIsNoToken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	write(t, path, strings.Repeat("t", MaxBytes+1))
+	if _, err := Open(path, 0, func(b []byte) string { return string(b) }); err == nil || !strings.Contains(err.Error(), "above the limit of 65536 bytes") {
+		t.Fatalf("Open: %v", err)
 	}
 }

@@ -22,12 +22,15 @@
 package wirecodec
 
 import (
+	"errors"
 	"fmt"
 
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/podcaps"
 )
 
 // Name is the codec's name, gRPC's default content subtype: the codec
@@ -108,8 +111,13 @@ func marshalInto(m vtMessage, buf []byte) error {
 	return checkWire(buf, m.ProtoReflect().Descriptor())
 }
 
-// Unmarshal decodes data into v as proto.Unmarshal does (v is reset first).
+// Unmarshal decodes data into v as proto.Unmarshal does (v is reset first);
+// into a *Received it keeps data undecoded.
 func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if r, ok := v.(*Received); ok {
+		r.buf = data.MaterializeToBuffer(mem.DefaultBufferPool())
+		return nil
+	}
 	m, ok := v.(vtMessage)
 	if !ok {
 		return c.fallback.Unmarshal(data, v)
@@ -120,11 +128,18 @@ func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 // unmarshal is the codec's decoding of b into m: the fast path when it
-// succeeds, proto.Unmarshal's answer otherwise.
+// succeeds, proto.Unmarshal's answer otherwise — except for a pod above the
+// caps (internal/podcaps), refused with its *podcaps.Error before anything
+// is unmarshalled, by either path.
 func unmarshal(b []byte, m vtMessage) error {
 	proto.Reset(m)
-	if fastUnmarshal(b, m) == nil {
+	err := fastUnmarshal(b, m)
+	if err == nil {
 		return nil
+	}
+	var capped *podcaps.Error
+	if errors.As(err, &capped) {
+		return err
 	}
 	// proto.Unmarshal resets m (which the failed fast path may have half
 	// filled) before it decodes.
@@ -132,10 +147,36 @@ func unmarshal(b []byte, m vtMessage) error {
 }
 
 // fastUnmarshal decodes b into m, which is empty, with the generated
-// unmarshaller, after checking b's strings.
+// unmarshaller, after checking b's caps and strings.
 func fastUnmarshal(b []byte, m vtMessage) error {
-	if err := checkWire(b, m.ProtoReflect().Descriptor()); err != nil {
+	if err := checkReceived(b, m.ProtoReflect().Descriptor()); err != nil {
 		return err
 	}
 	return m.UnmarshalVT(b)
+}
+
+// Received is a received message kept undecoded, for a server that answers
+// a pod above the caps itself: gRPC turns every error of a codec into
+// INTERNAL, and a request above the caps is the caller's mistake
+// (INVALID_ARGUMENT naming the field and the cap; decider/server). Receive
+// into it, then Decode.
+type Received struct {
+	buf mem.Buffer
+}
+
+// Decode decodes the received message into v as the codec does and lets
+// the bytes go. A pod above the caps is a *podcaps.Error.
+func (r *Received) Decode(v any) error {
+	if r.buf == nil {
+		return errors.New("wirecodec: nothing received")
+	}
+	defer func() {
+		r.buf.Free()
+		r.buf = nil
+	}()
+	m, ok := v.(vtMessage)
+	if !ok {
+		return encoding.GetCodecV2(Name).Unmarshal(mem.BufferSlice{r.buf}, v)
+	}
+	return unmarshal(r.buf.ReadOnlyData(), m)
 }

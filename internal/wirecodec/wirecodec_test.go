@@ -1,6 +1,7 @@
 package wirecodec
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,10 +11,13 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/podcaps"
 )
 
 // Every message of the two services has the generated methods.
@@ -470,6 +474,17 @@ func FuzzTheCodecUnmarshalsLikeProto(f *testing.F) {
 			}
 			got := newMsg()
 			gerr := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, got)
+			var capped *podcaps.Error
+			if errors.As(gerr, &capped) {
+				// The one answer that is not proto's: a pod above the caps.
+				if req, ok := want.(*deciderv1.DecisionRequest); ok && werr == nil {
+					counts := reflectedCounts(req.GetPod())
+					if counts.Check() == nil {
+						t.Fatalf("the codec refused a pod within the caps: %v", gerr)
+					}
+				}
+				continue
+			}
 			if (gerr == nil) != (werr == nil) {
 				t.Fatalf("%T: the codec's error is %v, proto.Unmarshal's %v", got, gerr, werr)
 			}
@@ -478,4 +493,98 @@ func FuzzTheCodecUnmarshalsLikeProto(f *testing.F) {
 			}
 		}
 	})
+}
+
+// reflectedCounts counts the pod's lists in an unmarshalled message.
+func reflectedCounts(pod *deciderv1.PodFacts) podcaps.Counts {
+	var c podcaps.Counts
+	c[podcaps.Containers] = len(pod.GetContainers())
+	c[podcaps.InitContainers] = len(pod.GetInitContainers())
+	c[podcaps.EphemeralContainers] = len(pod.GetEphemeralContainers())
+	c[podcaps.Volumes] = len(pod.GetVolumeNames())
+	c[podcaps.ImagePullSecrets] = len(pod.GetImagePullSecretNames())
+	c[podcaps.Labels] = len(pod.GetLabels())
+	c[podcaps.Annotations] = len(pod.GetAnnotations()) + len(pod.GetWorkloadAnnotationKeys())
+	for _, list := range [][]*deciderv1.Container{pod.GetContainers(), pod.GetInitContainers(), pod.GetEphemeralContainers()} {
+		for _, ct := range list {
+			c[podcaps.Env] += len(ct.GetEnv())
+			c[podcaps.VolumeMounts] += len(ct.GetVolumeMountPaths())
+			c[podcaps.Command] += len(ct.GetCommand())
+			c[podcaps.Args] += len(ct.GetArgs())
+		}
+	}
+	return c
+}
+
+// FuzzTheCapsCountWhatProtoUnmarshals: whatever the bytes, the entries the
+// codec counts before unmarshalling a DecisionRequest are at least those
+// proto.Unmarshal builds (more only for a map's repeated keys), so no pod
+// above the caps gets through the count.
+func FuzzTheCapsCountWhatProtoUnmarshals(f *testing.F) {
+	for _, tc := range wireMessages() {
+		if req, ok := tc.msg.(*deciderv1.DecisionRequest); ok {
+			b, err := proto.Marshal(req)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	full := &deciderv1.DecisionRequest{Pod: &deciderv1.PodFacts{
+		Annotations: map[string]string{"dynamic-config.rs/inject": "true"}, Labels: map[string]string{"a": "b"},
+		Containers:          []*deciderv1.Container{{Name: "a", Env: []*deciderv1.EnvVar{{Name: "E"}}, Command: []string{"x"}, Args: []string{"y", "z"}, VolumeMountPaths: []string{"/m"}}},
+		InitContainers:      []*deciderv1.Container{{Env: []*deciderv1.EnvVar{{}, {}}}},
+		EphemeralContainers: []*deciderv1.Container{{}},
+		VolumeNames:         []string{"v"}, ImagePullSecretNames: []string{"s"}, WorkloadAnnotationKeys: []string{"dynamic-config.rs/k"},
+	}}
+	b, err := proto.Marshal(full)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	md := (&deciderv1.DecisionRequest{}).ProtoReflect().Descriptor()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req deciderv1.DecisionRequest
+		if proto.Unmarshal(b, &req) != nil {
+			return
+		}
+		var counts podcaps.Counts
+		if err := tableOf(md).check(b, protowire.DefaultRecursionLimit, &counts); err == errMalformed || err == errTooDeep {
+			t.Fatalf("proto.Unmarshal read what the count calls %v", err)
+		}
+		want := reflectedCounts(req.GetPod())
+		for _, fl := range podcaps.Fields() {
+			if counts[fl] < want[fl] {
+				t.Fatalf("%s: counted %d, proto.Unmarshal built %d", fl.Name(), counts[fl], want[fl])
+			}
+		}
+	})
+}
+
+func TestEveryListOfThePodOnTheWireIsCounted(t *testing.T) {
+	for name := range countedFields {
+		t.Run(string(name)+" is a repeated field of the wire", func(t *testing.T) {
+			d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+			fd, ok := d.(protoreflect.FieldDescriptor)
+			if err != nil || !ok || !(fd.IsList() || fd.IsMap()) {
+				t.Errorf("%v %T: not a repeated field", err, d)
+			}
+		})
+	}
+	for _, md := range []protoreflect.MessageDescriptor{
+		(&deciderv1.PodFacts{}).ProtoReflect().Descriptor(), (&deciderv1.Container{}).ProtoReflect().Descriptor(),
+	} {
+		fields := md.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if !fd.IsList() && !fd.IsMap() {
+				continue
+			}
+			t.Run(string(fd.FullName())+" is counted", func(t *testing.T) {
+				if _, ok := countedFields[fd.FullName()]; !ok {
+					t.Error("a list of the pod the caps do not count")
+				}
+			})
+		}
+	}
 }

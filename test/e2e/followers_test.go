@@ -184,12 +184,14 @@ func TestAFollowerKeepsWestAdmittingWithTheWANDown(t *testing.T) {
 
 	leader.start()
 	follower.stop()
-	follower.extra = []string{"--max-stale", "10s"}
+	// 30 s, the shortest --max-stale but 0: three of the leader's 10 s
+	// heartbeats (issue 38; a shorter one is a usage error).
+	follower.extra = []string{"--max-stale", "30s"}
 	follower.start()
-	t.Run("with --max-stale 10s and the leader down for 15 s, west refuses asking pods as decider-unavailable and admits plain ones", func(t *testing.T) {
+	t.Run("with --max-stale 30s and the leader down for 35 s, west refuses asking pods as decider-unavailable and admits plain ones", func(t *testing.T) {
 		onCluster(west, func() { waitAdmitted(t, "west's front door on the follower with --max-stale") })
 		leader.stop()
-		time.Sleep(15 * time.Second)
+		time.Sleep(35 * time.Second)
 		onCluster(west, func() {
 			name, r := createAsking(t)
 			wantRefused(t, r, "DynamicConfigDeciderUnavailable", unavailablePrefix, mutateDenySuffix)
