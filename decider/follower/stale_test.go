@@ -27,18 +27,24 @@ type staleWatch struct {
 	log      *bytes.Buffer
 	reg      *prometheus.Registry
 	onChange atomic.Int32
+	revision string // the served installation's
 }
 
 func newStaleWatch(t *testing.T) *staleWatch {
 	t.Helper()
 	w := &staleWatch{now: time.Unix(1_800_000_000, 0), log: &bytes.Buffer{}, reg: prometheus.NewRegistry()}
+	served, err := installationloader.Load(installationloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.revision = served.Revision
 	w.f = New(Config{
-		ID: "west-0", MaxStale: 10 * time.Second, Store: installationloader.NewStore(nil),
+		ID: "west-0", MaxStale: 10 * time.Second, Store: installationloader.NewStore(served),
 		Metrics: metrics.NewFollower(w.reg), Logger: slog.New(slog.NewTextHandler(w.log, nil)),
 		OnChange: func() { w.onChange.Add(1) },
 		Now:      func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.now },
 	})
-	w.f.synced("sha256:first") // the last word from the leader, now
+	w.f.heard(w.revision) // the last word from the leader about the served revision, now
 	return w
 }
 
@@ -98,7 +104,7 @@ func TestStaleOnlyReadsTheDecisionPathWritesNothing(t *testing.T) {
 		t.Fatalf("a second check without a change wrote %+v; want %+v", got, flipped)
 	}
 
-	w.f.synced("sha256:first") // a heartbeat
+	w.f.heard(w.revision) // a heartbeat
 	if w.f.Stale() {
 		t.Fatal("still stale after a heartbeat")
 	}
