@@ -22,6 +22,9 @@ type memoryRow struct {
 	process, setup string
 	startup        time.Duration // process start to SERVING (0: not measured)
 	rss, hwm       int64         // KiB, after the setup
+	// anon is RssAnon (KiB): the part of rss a container's memory limit
+	// cannot reclaim (the binary's mapped pages are file-backed).
+	anon int64
 }
 
 // memory measures what the processes hold and how long they take to serve
@@ -67,14 +70,15 @@ func memory(ctx context.Context, o *options, dir string, clientTLS *tls.Config, 
 		return 2
 	}
 	rows = append(rows, fd...)
-	fmt.Fprintln(stdout, "| process | setup | start → SERVING | RSS | peak RSS |")
-	fmt.Fprintln(stdout, "|---|---|--:|--:|--:|")
+	fmt.Fprintln(stdout, "| process | setup | start → SERVING | RSS | anonymous RSS | peak RSS |")
+	fmt.Fprintln(stdout, "|---|---|--:|--:|--:|--:|")
 	for _, r := range rows {
 		startup := "—"
 		if r.startup > 0 {
 			startup = short(r.startup)
 		}
-		fmt.Fprintf(stdout, "| %s | %s | %s | %.1f MiB | %.1f MiB |\n", r.process, r.setup, startup, float64(r.rss)/1024, float64(r.hwm)/1024)
+		fmt.Fprintf(stdout, "| %s | %s | %s | %.1f MiB | %.1f MiB | %.1f MiB |\n", r.process, r.setup, startup,
+			float64(r.rss)/1024, float64(r.anon)/1024, float64(r.hwm)/1024)
 	}
 	return 0
 }
@@ -104,7 +108,7 @@ func measureDecider(ctx context.Context, o *options, installation string, extra 
 	}
 	sleep(ctx, time.Second)
 	rss, hwm, err := residentKiB(d.cmd.Process.Pid)
-	return memoryRow{process: "decider", startup: up, rss: rss, hwm: hwm}, err
+	return memoryRow{process: "decider", startup: up, rss: rss, hwm: hwm, anon: anonKiB(d.cmd.Process.Pid)}, err
 }
 
 // measureFrontDoor starts the two-process shape, times the front door to
@@ -139,7 +143,7 @@ func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([
 	if err != nil {
 		return nil, err
 	}
-	rows := []memoryRow{{process: "frontdoor", setup: "idle", startup: up, rss: idle, hwm: idlePeak}}
+	rows := []memoryRow{{process: "frontdoor", setup: "idle", startup: up, rss: idle, hwm: idlePeak, anon: anonKiB(fd.cmd.Process.Pid)}}
 	all, err := mixes(false)
 	if err != nil {
 		return nil, err
@@ -180,7 +184,7 @@ func loadedFrontDoor(ctx context.Context, o *options, t *target, fd *child, clie
 		return memoryRow{}, err
 	}
 	entries, bytes := cacheSize(fd.addrs["metrics"])
-	return memoryRow{process: "frontdoor", rss: rss, hwm: peak,
+	return memoryRow{process: "frontdoor", rss: rss, hwm: peak, anon: anonKiB(fd.cmd.Process.Pid),
 		setup: fmt.Sprintf("after %s at c=32 (%.0f req/s), the %s mix: %s entries, %s MiB estimated in the decision cache",
 			o.window, cl.rate(), m.name, entries, bytes)}, nil
 }
@@ -231,6 +235,21 @@ func untilReady(ctx context.Context, c *child, ready func() bool) (time.Duration
 		time.Sleep(2 * time.Millisecond)
 	}
 	return time.Since(c.started), nil
+}
+
+// anonKiB reads RssAnon of pid from /proc/PID/status (0 when absent).
+func anonKiB(pid int) int64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // residentKiB reads VmRSS and VmHWM of pid from /proc/PID/status.
