@@ -33,9 +33,9 @@ const (
 	// A stream that ends after it announced is reopened at once (a decider
 	// that stopped, a connection that aged out): the cache is unusable until
 	// it is back. One that failed before it announced is retried after a
-	// backoff from retryMin doubling to retryMax, with jitter.
-	retryMin = 100 * time.Millisecond
-	retryMax = 5 * time.Second
+	// backoff from retryFirst doubling to retryCeiling, with jitter.
+	retryFirst   = 100 * time.Millisecond
+	retryCeiling = 5 * time.Second
 )
 
 // Watch keeps a revision watch open to the decider through client for
@@ -48,7 +48,7 @@ func (c *Cache) Watch(ctx context.Context, client Watcher, cluster string, logge
 		logger = slog.New(slog.DiscardHandler)
 	}
 	w := &watch{c: c, client: client, cluster: cluster, log: logger, failures: logsample.New(time.Minute, nil)}
-	backoff := retryMin
+	backoff := retryFirst
 	for ctx.Err() == nil {
 		announced, err := w.once(ctx)
 		c.Lost()
@@ -58,12 +58,12 @@ func (c *Cache) Watch(ctx context.Context, client Watcher, cluster string, logge
 		if announced {
 			logger.Info("decision cache: the revision watch ended; the cache answers again when the decider announces",
 				"grpc_code", status.Code(err).String())
-			backoff = retryMin
+			backoff = retryFirst
 			continue
 		}
 		w.failed(err)
 		wait := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(2*backoff, retryMax)
+		backoff = min(2*backoff, retryCeiling)
 		select {
 		case <-ctx.Done():
 			return
