@@ -49,6 +49,7 @@ watch="$("$GRPCURL" -plaintext -max-time 2 -d '{}' "$addr" dynamicconfig.decider
 grep -q '"installationRevision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"' <<<"$watch" ||
 	fail "WatchRevision does not announce the empty installation's revision: $watch"
 grep -q '"heartbeatInterval": "5s"' <<<"$watch" || fail "WatchRevision does not announce its heartbeat interval: $watch"
+grep -q '"deciderBuild": "' <<<"$watch" || fail "WatchRevision does not name the decider's build: $watch"
 grep -q 'DeadlineExceeded' <<<"$watch" || fail "WatchRevision ended before grpcurl's -max-time: $watch"
 
 # Issue 24: every decider is a leader; grpcurl drives SyncInstallation. It

@@ -8,6 +8,7 @@ package service
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,8 @@ const DefaultRevisionHeartbeat = 5 * time.Second
 // zero value is ready: the default heartbeat, no rollout, not draining.
 type revisionWatch struct {
 	heartbeat time.Duration
+	// build is the decider's build as announced (WithBuild; "" = buildIdentity).
+	build string
 	// wake is notified by NotifyRevisions and Drain: every stream looks again.
 	wake     broadcast.Broadcast
 	draining atomic.Bool
@@ -45,6 +48,36 @@ var errDraining = &Error{Code: codes.Unavailable, Message: "this decider is shut
 func (s *Service) WithRevisionHeartbeat(d time.Duration) *Service {
 	s.watch.heartbeat = d
 	return s
+}
+
+// WithBuild names the decider's build in its announcements (the binary's
+// version); "" = what the Go build information says (the module version and
+// the source revision). A decider of another build may answer the same
+// question differently, so a front door compares it like the revisions. It
+// returns s.
+func (s *Service) WithBuild(version string) *Service {
+	s.watch.build = version
+	return s
+}
+
+// buildIdentity is the build the Go toolchain recorded: the main module's
+// version and, when built from a checkout, the source revision and whether
+// it was modified.
+func buildIdentity() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	id := bi.Main.Version
+	for _, setting := range bi.Settings {
+		switch {
+		case setting.Key == "vcs.revision":
+			id += "+" + setting.Value
+		case setting.Key == "vcs.modified" && setting.Value == "true":
+			id += ".modified"
+		}
+	}
+	return id
 }
 
 // NotifyRevisions makes every WatchRevision stream compare what it last
@@ -135,7 +168,7 @@ func (s *Service) announcement(cluster string) (*deciderv1.WatchRevisionResponse
 	if s.follower != nil && s.follower.Stale() {
 		return nil, errStale
 	}
-	a := &deciderv1.WatchRevisionResponse{InstallationRevision: inst.Revision, Rollout: s.rolloutToken(cluster)}
+	a := &deciderv1.WatchRevisionResponse{InstallationRevision: inst.Revision, Rollout: s.rolloutToken(cluster), DeciderBuild: s.build()}
 	if s.classes.Enabled() {
 		set := s.classes.Current()
 		if set == nil {
@@ -146,10 +179,22 @@ func (s *Service) announcement(cluster string) (*deciderv1.WatchRevisionResponse
 	return a, nil
 }
 
+// build is the decider's build as announced.
+func (s *Service) build() string {
+	if s.watch.build != "" {
+		return s.watch.build
+	}
+	return processBuild
+}
+
+// processBuild is buildIdentity, read once.
+var processBuild = buildIdentity()
+
 // sameRevisions reports whether a and b announce the same answers.
 func sameRevisions(a, b *deciderv1.WatchRevisionResponse) bool {
 	return a.GetInstallationRevision() == b.GetInstallationRevision() &&
-		a.GetClassesRevision() == b.GetClassesRevision() && a.GetRollout() == b.GetRollout()
+		a.GetClassesRevision() == b.GetClassesRevision() && a.GetRollout() == b.GetRollout() &&
+		a.GetDeciderBuild() == b.GetDeciderBuild()
 }
 
 // watchEnded is the status of a stream whose caller went away: nothing to

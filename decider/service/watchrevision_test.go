@@ -52,7 +52,8 @@ func TestTheWatchAnnouncesTheRevisionsAtOnceAndEveryChangeWithoutWaitingForAHear
 
 	first := next(t, stream)
 	if first.GetInstallationRevision() != installation.Empty().Revision || first.GetClassesRevision() != serviceClasses.Revision ||
-		first.GetRollout() != "" || first.GetHeartbeat() || first.GetHeartbeatInterval().AsDuration() != time.Hour {
+		first.GetRollout() != "" || first.GetHeartbeat() || first.GetHeartbeatInterval().AsDuration() != time.Hour ||
+		first.GetDeciderBuild() != processBuild {
 		t.Fatalf("first announcement %v", first)
 	}
 
@@ -178,5 +179,16 @@ func TestTheWatchRefusesABrokenClusterName(t *testing.T) {
 	}
 	if st := status.Convert(err); st.Code() != codes.InvalidArgument {
 		t.Fatalf("got %v, want INVALID_ARGUMENT", err)
+	}
+}
+
+func TestTheWatchNamesTheDecidersBuild(t *testing.T) {
+	s := serve(t, installationloader.NewStore(installation.Empty()))
+	s.svc.WithBuild("v1.2.3")
+	if a := next(t, watch(t, s)); a.GetDeciderBuild() != "v1.2.3" {
+		t.Fatalf("announcement %v, want the build v1.2.3", a)
+	}
+	if processBuild == "" {
+		t.Error("the Go build information names no build")
 	}
 }

@@ -51,11 +51,14 @@ const (
 	ResultStale = metrics.CacheStale
 )
 
-// Revisions is what a decider announces it decides with.
+// Revisions is what a decider announces it decides with: the installation
+// and classes revisions, the rollout token and the decider's build (another
+// build may answer differently under the same revisions).
 type Revisions struct {
 	Installation string
 	Classes      string
 	Rollout      string
+	Build        string
 }
 
 // Config configures a Cache; zero fields take the defaults, except

@@ -165,6 +165,7 @@ func TestADifferentAnnouncementEmptiesTheCacheAndTheSameOneKeepsIt(t *testing.T)
 		{"another installation revision", revB, false},
 		{"another classes revision", Revisions{Installation: revA.Installation, Classes: "sha256:c2"}, false},
 		{"a rollout begins", Revisions{Installation: revA.Installation, Classes: revA.Classes, Rollout: "shadow/sha256:ccc"}, false},
+		{"a decider of another build", Revisions{Installation: revA.Installation, Classes: revA.Classes, Build: "v0.4.0"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _, reg := newCache(t, Config{})

@@ -110,7 +110,7 @@ func (w *watch) once(ctx context.Context) (announced bool, err error) {
 		}
 		interval := min(max(a.GetHeartbeatInterval().AsDuration(), minHeartbeat), maxHeartbeat)
 		watchdog.Reset(2*interval + lossMargin)
-		r := Revisions{Installation: a.GetInstallationRevision(), Classes: a.GetClassesRevision(), Rollout: a.GetRollout()}
+		r := Revisions{Installation: a.GetInstallationRevision(), Classes: a.GetClassesRevision(), Rollout: a.GetRollout(), Build: a.GetDeciderBuild()}
 		if !w.c.announceFrom(s, r) {
 			return announced, context.Canceled
 		}
@@ -118,7 +118,7 @@ func (w *watch) once(ctx context.Context) (announced bool, err error) {
 		if r != w.last {
 			w.last = r
 			w.log.Info("decision cache: the decider announced its revisions",
-				"revision", r.Installation, "classes_revision", r.Classes, "rollout", r.Rollout)
+				"revision", r.Installation, "classes_revision", r.Classes, "rollout", r.Rollout, "decider_build", r.Build)
 		}
 	}
 }

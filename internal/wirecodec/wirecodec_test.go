@@ -256,7 +256,7 @@ func wireMessages() []struct {
 			Canonical: "[stores]\nconsul = {}\n", LoadedAt: timestamppb.New(timestampFixture), Heartbeat: true}},
 		{"a revision watch request", &deciderv1.WatchRevisionRequest{Cluster: "eu-1"}},
 		{"a revision announcement", &deciderv1.WatchRevisionResponse{InstallationRevision: "sha256:a", ClassesRevision: "sha256:b",
-			Rollout: "canary/sha256:c", Heartbeat: true, HeartbeatInterval: durationpb.New(5 * time.Second)}},
+			Rollout: "canary/sha256:c", Heartbeat: true, HeartbeatInterval: durationpb.New(5 * time.Second), DeciderBuild: "v0.4.0"}},
 	}
 }
 

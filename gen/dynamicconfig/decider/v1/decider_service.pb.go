@@ -429,8 +429,9 @@ func (x *WatchRevisionRequest) GetCluster() string {
 }
 
 // WatchRevisionResponse is one announcement: the state this decider decides with now. Two
-// announcements with equal installation_revision, classes_revision and rollout announce the same
-// answers: Decide is deterministic for a given state and request, except for the decision id.
+// announcements with equal installation_revision, classes_revision, rollout and decider_build
+// announce the same answers: Decide is deterministic for a given state and request, except for
+// the decision id.
 type WatchRevisionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// installation_revision is the sha256:<hex> of the installation in force (on a follower: the
@@ -448,8 +449,12 @@ type WatchRevisionResponse struct {
 	// heartbeat_interval is how often this stream carries an announcement when nothing changes; a
 	// receiver that hears nothing for about twice as long should take the stream as lost.
 	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,5,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// decider_build names the decider's build (its version, else the module version and source
+	// revision it was built from): a decider of another build may answer the same question under
+	// the same revisions differently, so it is compared like them.
+	DeciderBuild  string `protobuf:"bytes,6,opt,name=decider_build,json=deciderBuild,proto3" json:"decider_build,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchRevisionResponse) Reset() {
@@ -517,6 +522,13 @@ func (x *WatchRevisionResponse) GetHeartbeatInterval() *durationpb.Duration {
 	return nil
 }
 
+func (x *WatchRevisionResponse) GetDeciderBuild() string {
+	if x != nil {
+		return x.DeciderBuild
+	}
+	return ""
+}
+
 var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
@@ -552,13 +564,14 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\tfollowers\x18\x10 \x03(\v2'.dynamicconfig.decider.v1.FollowerStateR\tfollowers\x12C\n" +
 	"\bfollower\x18\x11 \x01(\v2'.dynamicconfig.decider.v1.FollowerStateR\bfollower\"0\n" +
 	"\x14WatchRevisionRequest\x12\x18\n" +
-	"\acluster\x18\x01 \x01(\tR\acluster\"\xf9\x01\n" +
+	"\acluster\x18\x01 \x01(\tR\acluster\"\x9e\x02\n" +
 	"\x15WatchRevisionResponse\x123\n" +
 	"\x15installation_revision\x18\x01 \x01(\tR\x14installationRevision\x12)\n" +
 	"\x10classes_revision\x18\x02 \x01(\tR\x0fclassesRevision\x12\x18\n" +
 	"\arollout\x18\x03 \x01(\tR\arollout\x12\x1c\n" +
 	"\theartbeat\x18\x04 \x01(\bR\theartbeat\x12H\n" +
-	"\x12heartbeat_interval\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval2\xec\x02\n" +
+	"\x12heartbeat_interval\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\x12#\n" +
+	"\rdecider_build\x18\x06 \x01(\tR\fdeciderBuild2\xec\x02\n" +
 	"\x0eDeciderService\x12d\n" +
 	"\x06Decide\x12).dynamicconfig.decider.v1.DecisionRequest\x1a*.dynamicconfig.decider.v1.DecisionResponse\"\x03\x90\x02\x01\x12{\n" +
 	"\x0fGetInstallation\x120.dynamicconfig.decider.v1.GetInstallationRequest\x1a1.dynamicconfig.decider.v1.GetInstallationResponse\"\x03\x90\x02\x01\x12w\n" +

@@ -426,6 +426,13 @@ func (m *WatchRevisionResponse) MarshalToSizedBufferVT(dAtA []byte) (int, error)
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.DeciderBuild) > 0 {
+		i -= len(m.DeciderBuild)
+		copy(dAtA[i:], m.DeciderBuild)
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(len(m.DeciderBuild)))
+		i--
+		dAtA[i] = 0x32
+	}
 	if m.HeartbeatInterval != nil {
 		size, err := (*durationpb.Duration)(m.HeartbeatInterval).MarshalToSizedBufferVT(dAtA[:i])
 		if err != nil {
@@ -645,6 +652,10 @@ func (m *WatchRevisionResponse) SizeVT() (n int) {
 	}
 	if m.HeartbeatInterval != nil {
 		l = (*durationpb.Duration)(m.HeartbeatInterval).SizeVT()
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	l = len(m.DeciderBuild)
+	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
@@ -1805,6 +1816,38 @@ func (m *WatchRevisionResponse) UnmarshalVT(dAtA []byte) error {
 			if err := (*durationpb.Duration)(m.HeartbeatInterval).UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field DeciderBuild", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.DeciderBuild = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
