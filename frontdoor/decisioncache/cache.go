@@ -173,12 +173,21 @@ func (c *Cache) Lost() {
 	}
 }
 
-// Usable reports whether entries answer now: a stream is up and has announced.
+// Usable reports whether entries answer now: a stream is up and has
+// announced, and no rollout is announced.
 func (c *Cache) Usable() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.up
+	return c.usableLocked()
 }
+
+// usableLocked is Usable. While a rollout is announced (spec 10) the cache
+// steps aside: the decider compares every admission with the candidate —
+// the shadow counts a rollout's readiness waits for, the list of differing
+// workloads, the canary's guard — and an answer given from the cache would
+// be an admission it never saw. The announcement still empties the cache
+// when the rollout begins and ends.
+func (c *Cache) usableLocked() bool { return c.up && c.announced.Rollout == "" }
 
 // Announced is the latest announcement (zero before any).
 func (c *Cache) Announced() Revisions {

@@ -398,3 +398,24 @@ func collectorOf(t *testing.T, reg *prometheus.Registry, name, result string) pr
 	t.Fatalf("no series %s %s", name, result)
 	return nil
 }
+
+func TestWhileARolloutIsAnnouncedTheCacheStepsAsideAndResumesAfterIt(t *testing.T) {
+	c, _, _ := newCache(t, Config{})
+	c.Announce(revA)
+	ask(c, question("web-"), decided("d1", revA))
+	rollout := Revisions{Installation: revA.Installation, Classes: revA.Classes, Rollout: "sha256:candidate"}
+	c.Announce(rollout)
+	for i := range 2 {
+		if _, result := ask(c, question("web-"), decided("d2", revA)); result != ResultBypass {
+			t.Fatalf("question %d during the rollout: %s, want bypass (the decider must see every admission)", i, result)
+		}
+	}
+	if c.Len() != 0 {
+		t.Fatalf("%d entries during the rollout", c.Len())
+	}
+	c.Announce(revA) // the rollout ends: promoted elsewhere, or aborted
+	ask(c, question("web-"), decided("d3", revA))
+	if _, result := ask(c, question("web-"), nil); result != ResultHit {
+		t.Fatalf("after the rollout: %s, want the cache answering again", result)
+	}
+}

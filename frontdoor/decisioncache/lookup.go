@@ -83,8 +83,8 @@ func (c *Cache) Lookup(req *deciderv1.DecisionRequest) (l Lookup, a Answer, ok b
 	l = Lookup{c: c, key: buf}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l.epoch, l.usable = c.epoch, c.up
-	if !c.up {
+	l.epoch, l.usable = c.epoch, c.usableLocked()
+	if !l.usable {
 		l.result = ResultBypass
 		return l, Answer{}, false
 	}
@@ -111,7 +111,7 @@ func (l *Lookup) Remember(d *deciderv1.Decision) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.up || c.epoch != l.epoch {
+	if !c.usableLocked() || c.epoch != l.epoch {
 		return
 	}
 	if d.GetInstallationRevision() != c.announced.Installation {
