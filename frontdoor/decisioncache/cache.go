@@ -44,8 +44,8 @@ const (
 	ResultHit = metrics.CacheHit
 	// ResultMiss: the cache was usable and held no answer; the decider was asked.
 	ResultMiss = metrics.CacheMiss
-	// ResultBypass: the cache was not usable (no announcing stream); the
-	// decider was asked and its answer not remembered.
+	// ResultBypass: the cache was not usable (no announcing stream, or a
+	// rollout announced); the decider was asked and its answer not remembered.
 	ResultBypass = metrics.CacheBypass
 	// ResultStale: the decider could not be reached and a stale entry answered.
 	ResultStale = metrics.CacheStale

@@ -116,7 +116,7 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 		revisions: newRevisions(),
 		cacheLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "dynamic_config_decision_cache_lookups_total",
-			Help: "Decisions the decision cache was asked for, by result: hit (answered from the cache), miss (the decider asked; the answer remembered when it carries the announced revisions), bypass (no revision announcement: the decider asked, nothing remembered), stale (the decider unreachable; a stale entry answered).",
+			Help: "Decisions the decision cache was asked for, by result: hit (answered from the cache), miss (the decider asked; the answer remembered when it carries the announced revisions), bypass (no revision stream up, or a rollout announced: the decider asked, nothing remembered), stale (the decider unreachable; a stale entry answered).",
 		}, []string{"result"}),
 		cacheEntries: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "dynamic_config_decision_cache_entries",
