@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 )

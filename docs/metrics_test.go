@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	dmetrics "github.com/dynamic-config-admission/dynamic-config/decider/metrics"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	fmetrics "github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 	"github.com/dynamic-config-admission/dynamic-config/podaudit"
 )
 

@@ -44,4 +44,4 @@ bench-admission-smoke: build ## the load tool in a few seconds (CI: it must run 
 	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) -smoke
 
 bench-size: ## per-item cost over pod size (containers, env variables, annotations)
-	$(GO) test ./cmd/dynamic-config/ -run '^$$' -bench 'BenchmarkPodSize' -benchmem -v | grep -v '^=== RUN'
+	$(GO) test ./test/loopback/ -run '^$$' -bench 'BenchmarkPodSize' -benchmem -v | grep -v '^=== RUN'

@@ -48,7 +48,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 func main() {

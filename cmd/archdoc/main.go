@@ -1,8 +1,9 @@
 // Command archdoc writes the package picture of ARCHITECTURE.md — every
 // package of the module with the module's packages it imports directly
-// (test files left out) — from `go list -json ./...`, between the file's
-// archdoc markers; with -check it writes nothing and fails when the
-// committed picture differs. make lint runs the check.
+// (test files left out), and the arrows between the drawing's groups
+// (groups.go) — from `go list -json ./...`, between the file's archdoc
+// markers; with -check it writes nothing and fails when the committed
+// picture differs. make lint runs the check.
 //
 //	go run ./cmd/archdoc          # regenerate (make archdoc)
 //	go run ./cmd/archdoc -check   # exit 1 when ARCHITECTURE.md is stale
@@ -25,10 +26,13 @@ import (
 // module root, whatever the working directory).
 const modulePattern = "github.com/dynamic-config-admission/dynamic-config/..."
 
-// The markers the generated section stands between.
+// The markers the generated sections stand between: the package table and
+// the arrows between groups.
 const (
-	beginMarker = "<!-- archdoc:begin — generated from `go list -json ./...` by `make archdoc` (go run ./cmd/archdoc); do not edit by hand -->"
-	endMarker   = "<!-- archdoc:end -->"
+	beginMarker       = "<!-- archdoc:begin — generated from `go list -json ./...` by `make archdoc` (go run ./cmd/archdoc); do not edit by hand -->"
+	endMarker         = "<!-- archdoc:end -->"
+	groupsBeginMarker = "<!-- archdoc:groups:begin — generated from `go list -json ./...` by `make archdoc`; do not edit by hand -->"
+	groupsEndMarker   = "<!-- archdoc:groups:end -->"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
@@ -51,7 +55,10 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "archdoc: %v\n", err)
 		return 2
 	}
-	updated, err := splice(old, picture(pkgs))
+	updated, err := splice(old, beginMarker, endMarker, picture(pkgs))
+	if err == nil {
+		updated, err = splice(updated, groupsBeginMarker, groupsEndMarker, groupArrows(pkgs))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "archdoc: %s: %v\n", *file, err)
 		return 2
@@ -107,8 +114,8 @@ func sorted(pkgs []golist.Package) []golist.Package {
 	return out
 }
 
-// splice puts section between the markers of doc.
-func splice(doc []byte, section string) ([]byte, error) {
+// splice puts section between the markers begin and end of doc.
+func splice(doc []byte, beginMarker, endMarker, section string) ([]byte, error) {
 	begin := bytes.Index(doc, []byte(beginMarker))
 	end := bytes.Index(doc, []byte(endMarker))
 	if begin < 0 || end < begin {

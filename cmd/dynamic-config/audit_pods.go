@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -216,30 +213,8 @@ func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := &http.Server{Handler: rep.Handler(reg), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	logger.Info("audit reporter started", "metrics_addr", lis.Addr().String(), "webhook_configuration", client.configuration, "interval", interval.String())
-	ran := make(chan error, 1)
-	go func() { ran <- rep.Run(ctx) }()
-	code = exitOK
-	select {
-	case err := <-ran:
-		if err != nil {
-			logger.Error("audit reporter stopped", "error", err)
-			code = exitRefused
-		}
-	case err := <-served:
-		if !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("metrics listener failed", "error", err)
-			code = exitRefused
-		}
+	if rep.Serve(ctx, lis, reg) != nil {
+		return exitRefused
 	}
-	stop()
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdown)
-	logger.Info("audit reporter stopped")
-	return code
+	return exitOK
 }

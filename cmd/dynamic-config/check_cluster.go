@@ -96,7 +96,7 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	var findings []clustercheck.Finding
 	if !f.probeOnly {
-		c := clustercheck.Cluster{Client: client, MutatingConfigs: names(f.mutating), ValidatingConfigs: names(f.validating), Dial: !f.noDial, DialTimeout: f.dialTimeout}
+		c := clustercheck.Cluster{Client: client, MutatingConfigs: commaList(f.mutating), ValidatingConfigs: commaList(f.validating), Dial: !f.noDial, DialTimeout: f.dialTimeout}
 		findings = append(findings, c.Check(ctx, clustercheck.Expect{DeciderTimeout: f.deciderTimeout, Now: time.Now()})...)
 	}
 	if !f.noProbe {
@@ -158,14 +158,3 @@ func (k *keyValues) Set(s string) error { *k = append(*k, s); return nil }
 
 // Type names the value in the help (pflag).
 func (k *keyValues) Type() string { return "KEY=VALUE" }
-
-// names splits a comma-separated list of names.
-func names(list string) []string {
-	var out []string
-	for _, n := range strings.Split(list, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
-}

@@ -3,30 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-
-	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/test/cases"
 )
 
 // The done-when case of issue 14: its classes file and pod.
 var (
-	doneWhenClasses = filepath.Join(casesDir, "class-namespaced-fills-all-three", "classes.yaml")
-	doneWhenPod     = filepath.Join(casesDir, "class-namespaced-fills-all-three", "pod.yaml")
+	doneWhenClasses = cases.Named("class-namespaced-fills-all-three").Path("classes.yaml")
+	doneWhenPod     = cases.Named("class-namespaced-fills-all-three").Path("pod.yaml")
 )
 
 // badClasses writes a classes file with two invalid documents.
@@ -128,74 +119,6 @@ func TestDeciderClassRefusals(t *testing.T) {
 	}
 }
 
-// TestDeciderWithAClassesFile starts the real decider with --classes-file.
-func TestDeciderWithAClassesFile(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	reg := prometheus.NewRegistry()
-	d, err := startDecider(ctx, deciderSetup{
-		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		registry:     reg,
-		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
-		addr:         "127.0.0.1:0",
-		classes:      classesSetup{file: doneWhenClasses},
-		server:       server.Config{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.shutdown(time.Second)
-	c, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
-	defer callCancel()
-
-	resp, err := healthpb.NewHealthClient(c.Conn()).Check(callCtx, &healthpb.HealthCheckRequest{})
-	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("health %v, %v", resp.GetStatus(), err)
-	}
-	inst, err := c.GetInstallation(callCtx, &deciderv1.GetInstallationRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inst.GetClasses()) != 2 || !strings.HasPrefix(inst.GetClassesRevision(), "sha256:") {
-		t.Errorf("GetInstallation classes %v, revision %q", inst.GetClasses(), inst.GetClassesRevision())
-	}
-	want := `
-# HELP dynamic_config_classes Classes in the set in force, by kind.
-# TYPE dynamic_config_classes gauge
-dynamic_config_classes{kind="ClusterDynamicConfigClass"} 1
-dynamic_config_classes{kind="DynamicConfigClass"} 1
-`
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "dynamic_config_classes"); err != nil {
-		t.Error(err)
-	}
-	if v := testutil.ToFloat64(gaugeOf(t, reg, "dynamic_config_classes_synced")); v != 1 {
-		t.Errorf("dynamic_config_classes_synced = %v", v)
-	}
-}
-
-// gaugeOf finds a registered gauge's value through Gather.
-func gaugeOf(t *testing.T, reg *prometheus.Registry, name string) prometheus.Gauge {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name})
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			g.Set(mf.GetMetric()[0].GetGauge().GetValue())
-			return g
-		}
-	}
-	t.Fatalf("no gauge %s", name)
-	return nil
-}
-
 // TestServeReadsAClassesFile: serve's decider holds the file's classes.
 func TestServeReadsAClassesFile(t *testing.T) {
 	addrs := foundationServe(t, "--classes-file", doneWhenClasses)
@@ -212,56 +135,5 @@ func TestServeReadsAClassesFile(t *testing.T) {
 	}
 	if len(inst.GetClasses()) != 2 || inst.GetClasses()[1].GetName() != "team-vault" {
 		t.Errorf("serve's decider holds %v", inst.GetClasses())
-	}
-}
-
-// TestDeciderIsNotServingBeforeTheClassesSync points the watch at an API
-// server that does not answer: health stays NOT_SERVING and Decide answers
-// Unavailable, while the decider itself runs.
-func TestDeciderIsNotServingBeforeTheClassesSync(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: none, cluster: {server: "http://127.0.0.1:1"}}]
-users: [{name: none, user: {}}]
-contexts: [{name: none, context: {cluster: none, user: none}}]
-current-context: none
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	d, err := startDecider(ctx, deciderSetup{
-		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		registry:     prometheus.NewRegistry(),
-		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
-		addr:         "127.0.0.1:0",
-		classes:      classesSetup{watch: true, kubeconfig: kubeconfig},
-		server:       server.Config{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.shutdown(time.Second)
-	// a plain connection: the front door's client would not call a
-	// NOT_SERVING decider at all
-	conn, err := grpc.NewClient(d.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
-	defer callCancel()
-	resp, err := healthpb.NewHealthClient(conn).Check(callCtx, &healthpb.HealthCheckRequest{})
-	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
-		t.Errorf("health %v, %v; want NOT_SERVING before the sync", resp.GetStatus(), err)
-	}
-	if d.server.Ready() {
-		t.Error("/readyz would answer ready before the sync")
-	}
-	_, err = deciderv1.NewDeciderServiceClient(conn).Decide(callCtx, &deciderv1.DecisionRequest{Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
-		Pod: &deciderv1.PodFacts{Namespace: "billing", Name: "app", Operation: deciderv1.Operation_OPERATION_CREATE}})
-	if err == nil || !strings.Contains(err.Error(), "the classes have not synced from the API server yet") {
-		t.Errorf("Decide before the sync: %v", err)
 	}
 }

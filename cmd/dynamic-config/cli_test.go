@@ -157,7 +157,7 @@ func TestEveryDeclaredFlagParsesThroughPflag(t *testing.T) {
 	if err := fs.parse([]string{"--addr", "127.0.0.1:7", "-plaintext", "--reflection=false", "--max-recv-bytes=10"}); err != nil {
 		t.Fatal(err)
 	}
-	if f.addr != "127.0.0.1:7" || !f.plaintext || f.reflection || f.maxRecvBytes != 10 || f.reloadInterval.String() != "3s" {
+	if f.cfg.Addr != "127.0.0.1:7" || !f.plaintext || f.cfg.Reflection || f.maxRecvBytes != 10 || f.cfg.Installation.ReloadInterval.String() != "3s" {
 		t.Errorf("parsed %+v", f)
 	}
 	if !fs.isSet("addr") || !fs.isSet("plaintext") || !fs.isSet("reload-interval") || fs.isSet("tls-cert") {

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+import (
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
+)
 
 // deciderClientFlags are the connection flags of a gRPC client of a
 // decider, declared once for its three users: the front door and
@@ -40,4 +43,12 @@ func (c *deciderClientFlags) config(target string) client.Config {
 		ServerName:     c.serverName,
 		TokenFile:      c.tokenFile,
 	}
+}
+
+// budgeted is config with the message budget of maxRequestBytes
+// (--max-request-bytes), the one both ends of the hop hold to.
+func (c *deciderClientFlags) budgeted(target string, maxRequestBytes int64) client.Config {
+	cfg := c.config(target)
+	cfg.MaxMessageBytes = msgbudget.Bytes(maxRequestBytes)
+	return cfg
 }

@@ -2,25 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-
-	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/decider/server"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
-	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
 // foundationEmptyFile writes an empty installation document.
@@ -93,71 +79,6 @@ func TestDeciderStartRefusals(t *testing.T) {
 	}
 }
 
-// TestDeciderOverLoopback starts the real decider (real service, empty
-// installation) and calls it with the front door's client.
-func TestDeciderOverLoopback(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	d, err := startDecider(ctx, deciderSetup{
-		logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		registry:     prometheus.NewRegistry(),
-		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
-		addr:         "127.0.0.1:0",
-		server:       server.Config{Reflection: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.shutdown(time.Second)
-	c, err := client.New(client.Config{Target: d.addr.String(), Plaintext: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	callCtx, callCancel := context.WithTimeout(ctx, 5*time.Second)
-	defer callCancel()
-
-	t.Run("health is SERVING once the installation is held", func(t *testing.T) {
-		resp, err := healthpb.NewHealthClient(c.Conn()).Check(callCtx, &healthpb.HealthCheckRequest{Service: "dynamicconfig.decider.v1.DeciderService"})
-		if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-			t.Errorf("health %v, %v", resp.GetStatus(), err)
-		}
-	})
-	t.Run("Decide answers the example request under the empty installation's revision", func(t *testing.T) {
-		resp, err := c.Decide(callCtx, &deciderv1.DecisionRequest{
-			Purpose: deciderv1.Purpose_PURPOSE_MUTATE,
-			Pod: &deciderv1.PodFacts{Namespace: "default", Name: "app", Operation: deciderv1.Operation_OPERATION_CREATE,
-				ResourceKind: deciderv1.ResourceKind_RESOURCE_KIND_POD,
-				Annotations: map[string]string{"dynamic-config.rs/inject": "true", "dynamic-config.rs/source": "consul",
-					"dynamic-config.rs/endpoint": "http://consul:8500", "dynamic-config.rs/key": "myapp/config.json",
-					"dynamic-config.rs/path": "/config/rendered.toml"},
-				Containers: []*deciderv1.Container{{Name: "app"}}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := resp.GetDecision()
-		if d.GetInstallationRevision() != installation.EmptyRevision {
-			t.Errorf("revision %q", d.GetInstallationRevision())
-		}
-		if d.GetAuditAnnotations()["revision"] != installation.EmptyRevision {
-			t.Errorf("audit annotations %v", d.GetAuditAnnotations())
-		}
-		if d.GetDecisionId() == "" || d.GetOutcome() == deciderv1.Outcome_OUTCOME_UNSPECIFIED {
-			t.Errorf("decision id %q, outcome %v", d.GetDecisionId(), d.GetOutcome())
-		}
-	})
-	t.Run("GetInstallation answers the revision and when it was loaded", func(t *testing.T) {
-		resp, err := c.GetInstallation(callCtx, &deciderv1.GetInstallationRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.GetRevision() != installation.EmptyRevision || resp.GetLoadedAt() == nil {
-			t.Errorf("revision %q, loaded_at %v", resp.GetRevision(), resp.GetLoadedAt())
-		}
-	})
-}
-
 // freeLoopbackAddr returns a loopback address with a port free right now.
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()
@@ -168,101 +89,4 @@ func freeLoopbackAddr(t *testing.T) string {
 	addr := lis.Addr().String()
 	lis.Close()
 	return addr
-}
-
-// TestDeciderDrains pins a graceful stop (06 §7, 07 §1.1): health turns
-// NOT_SERVING at once, /readyz answers 503 "not ready" while the calls in
-// flight (here a health Watch stream) are drained, and the exit code is 0.
-func TestDeciderDrains(t *testing.T) {
-	withFoundationEnv(t, nil)
-	grpcAddr, metricsAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan int, 1)
-	var stderr bytes.Buffer
-	go func() {
-		done <- deciderMain(ctx, []string{"--plaintext", "--installation", foundationEmptyFile(t),
-			"--addr", grpcAddr, "--metrics-addr", metricsAddr, "--shutdown-grace", "3s", "--drain-delay", "1s", "--log-level", "error"}, &stderr)
-	}()
-	readyz := func() (int, string, error) {
-		resp, err := http.Get("http://" + metricsAddr + "/readyz")
-		if err != nil {
-			return 0, "", err
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body), nil
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _, err := readyz(); err == nil && code == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz never answered 200; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-
-	c, err := client.New(client.Config{Target: grpcAddr, Plaintext: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	watchCtx, stopWatch := context.WithTimeout(t.Context(), 10*time.Second)
-	defer stopWatch()
-	watch, err := healthpb.NewHealthClient(c.Conn()).Watch(watchCtx, &healthpb.HealthCheckRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first, err := watch.Recv(); err != nil || first.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		t.Fatalf("first health update %v, %v", first.GetStatus(), err)
-	}
-
-	cancel() // SIGTERM
-	t.Run("health turns NOT_SERVING when the graceful stop starts", func(t *testing.T) {
-		next, err := watch.Recv()
-		if err != nil || next.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
-			t.Errorf("health update %v, %v; want NOT_SERVING", next.GetStatus(), err)
-		}
-	})
-	t.Run("readyz answers 503 not ready while the decider drains", func(t *testing.T) {
-		code, body, err := readyz()
-		if err != nil || code != http.StatusServiceUnavailable || body != "not ready" {
-			t.Errorf("/readyz = %d %q (%v); want 503 \"not ready\"", code, body, err)
-		}
-	})
-	stopWatch()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the decider did not stop")
-	}
-}
-
-func TestDeciderShutdownIsIdempotent(t *testing.T) {
-	d, err := startDecider(t.Context(), deciderSetup{
-		logger:       slog.New(slog.DiscardHandler),
-		registry:     prometheus.NewRegistry(),
-		installation: installationloader.Options{DocumentPath: foundationEmptyFile(t), DocumentExplicit: true},
-		addr:         "127.0.0.1:0",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := make(chan struct{})
-	go func() {
-		d.shutdown(time.Second)
-		// serve stops a decider that already stopped on its own (deferred)
-		d.shutdown(time.Second)
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a second shutdown of a stopped decider hangs")
-	}
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 
-	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/doors/explain"
 	"github.com/dynamic-config-admission/dynamic-config/doors/webhookscope"
 )
@@ -41,29 +39,15 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	e, err := engine.New(in.installation, in.classes)
-	if err != nil {
-		fmt.Fprintf(stderr, "explain: %v\n", err)
-		return exitUsage
-	}
-	defer e.Close()
-	e.ForCluster(in.cluster)
-
 	scope, err := webhookscope.Load(in.inst.values, in.releaseNamespace)
 	if err != nil {
 		fmt.Fprintf(stderr, "explain: %v\n", err)
 		return exitUsage
 	}
-	results := make([]*explain.Explanation, 0, len(in.docs))
-	for _, doc := range in.docs {
-		x, err := explain.Document(context.Background(), e, doc, in.namespace)
-		if err != nil {
-			fmt.Fprintf(stderr, "explain: %v\n", err)
-			return exitUsage
-		}
-		reach := scope.Reach(x.Kind == "Pod", x.Namespace, x.Facts.GetLabels(), doc.Raw)
-		x.Reach, x.All = &reach, in.all
-		results = append(results, x)
+	results, err := explain.Documents(in.installation, in.classes, in.docs, in.namespace, in.cluster, scope, in.all)
+	if err != nil {
+		fmt.Fprintf(stderr, "explain: %v\n", err)
+		return exitUsage
 	}
 
 	docFile := "installation"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -212,4 +213,25 @@ func allPositive(stderr io.Writer, cmd string, flags ...positiveFlag) bool {
 		}
 	}
 	return true
+}
+
+// errPprofWithoutMetrics refuses --pprof without a metrics listener: the
+// profiles are served there and nowhere else.
+func errPprofWithoutMetrics(cmd string) error {
+	return fmt.Errorf("%s: --pprof serves on the metrics listener; set --metrics-addr too", cmd)
+}
+
+// commaList splits a comma-separated flag value (hosts, names) and drops
+// the blanks: nil for "", and empty (not nil) for a list of blanks only.
+func commaList(list string) []string {
+	if list == "" {
+		return nil
+	}
+	items := []string{}
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
 }

@@ -63,7 +63,7 @@ func TestFlagPrecedence(t *testing.T) {
 			if err := fs.parse(c.args); err != nil {
 				t.Fatalf("parse: %v (%s)", err, stderr.String())
 			}
-			got := result{f.addr, f.plaintext, f.shutdownGrace, f.reflection}
+			got := result{f.cfg.Addr, f.plaintext, f.cfg.ShutdownGrace, f.cfg.Reflection}
 			if got != c.want {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}

@@ -24,8 +24,8 @@ func TestAFollowersNackFailsTheLeadersFleetStatus(t *testing.T) {
 	doc := filepath.Join(t.TempDir(), "installation.yaml")
 	replaceFile(t, doc, "watchSeconds: \"30\"\n")
 	lead := leaderDecider(ctx, t, doc, "127.0.0.1:0")
-	defer lead.shutdown(time.Second)
-	conn, err := grpc.NewClient(lead.addr.String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	defer lead.Shutdown(time.Second)
+	conn, err := grpc.NewClient(lead.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,11 @@ func TestAFollowersNackFailsTheLeadersFleetStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the NACK on the leader", 5*time.Second, func() bool {
-		fs := lead.leader.Followers()
-		return len(fs) == 1 && fs[0].GetLastNack() != nil
+		gi, err := deciderv1.NewDeciderServiceClient(conn).GetInstallation(ctx, &deciderv1.GetInstallationRequest{})
+		return err == nil && len(gi.GetFollowers()) == 1 && gi.GetFollowers()[0].GetLastNack() != nil
 	})
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"fleet-status", "--decider-plaintext", "--decider-target", "static:///" + lead.addr.String()}, strings.NewReader(""), &stdout, &stderr)
+	code := run([]string{"fleet-status", "--decider-plaintext", "--decider-target", "static:///" + lead.Addr().String()}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitRefused || !strings.Contains(stdout.String(), "follower refused: west-refuser") || !strings.Contains(stdout.String(), "revision mismatch") {
 		t.Fatalf("exit %d, want 1 naming west-refuser:\n%s%s", code, stdout.String(), stderr.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/fleetstatus"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 )
 
 // fleetStatusFlags are the flags of `dynamic-config fleet-status` (issue
@@ -66,17 +67,7 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 		decider.serverName = name
 	}
 
-	replicas := make([]fleetstatus.Replica, len(addrs))
-	done := make(chan struct{})
-	for i, addr := range addrs {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			replicas[i] = fleetstatus.Ask(ctx, addr, decider.config("passthrough:///"+addr), f.timeout)
-		}()
-	}
-	for range addrs {
-		<-done
-	}
+	replicas := fleetstatus.AskAll(ctx, addrs, func(addr string) client.Config { return decider.config("passthrough:///" + addr) }, f.timeout)
 	agreed := fleetstatus.WriteReplicas(stdout, replicas)
 	if !fleetstatus.WriteFollowers(stdout, replicas, f.skewGrace, time.Now()) {
 		agreed = false

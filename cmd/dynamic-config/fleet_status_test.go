@@ -39,24 +39,24 @@ func TestFleetStatus(t *testing.T) {
 		stderr    string
 	}{
 		{"two replicas on one revision agree and exit 0",
-			[]string{"--decider-target", static(a.addr.String(), b.addr.String())}, exitOK, 1,
-			[]string{a.addr.String() + "  " + installation.EmptyRevision, "in agreement: 2 replicas on one revision"}, ""},
+			[]string{"--decider-target", static(a.Addr().String(), b.Addr().String())}, exitOK, 1,
+			[]string{a.Addr().String() + "  " + installation.EmptyRevision, "in agreement: 2 replicas on one revision"}, ""},
 		{"two deciders that disagree are reported as skew and exit 1",
-			[]string{"--decider-target", static(a.addr.String(), other.addr.String())}, exitRefused, 2,
+			[]string{"--decider-target", static(a.Addr().String(), other.Addr().String())}, exitRefused, 2,
 			[]string{"skew: 2 replicas answered with 2 revisions", installation.EmptyRevision + " on 1"}, ""},
 		{"an unreachable replica makes the report incomplete and exits 1",
-			[]string{"--decider-target", static(a.addr.String(), gone), "--timeout", "1s"}, exitRefused, 1,
+			[]string{"--decider-target", static(a.Addr().String(), gone), "--timeout", "1s"}, exitRefused, 1,
 			[]string{gone + "  -", "unreachable:", "incomplete: 1 of 2 replicas unreachable"}, ""},
 		{"a dns:/// target resolves to its addresses",
-			[]string{"--decider-target", "dns:///" + a.addr.String()}, exitOK, 1,
+			[]string{"--decider-target", "dns:///" + a.Addr().String()}, exitOK, 1,
 			[]string{"in agreement: 1 replicas on one revision"}, ""},
 		{"every line names the last reload",
-			[]string{"--decider-target", static(b.addr.String())}, exitOK, 1, []string{"none yet"}, ""},
+			[]string{"--decider-target", static(b.Addr().String())}, exitOK, 1, []string{"none yet"}, ""},
 		{"a missing target is a usage error", nil, exitUsage, 0, nil, "fleet-status: --decider-target is required"},
 		{"an unknown scheme is refused, naming it",
 			[]string{"--decider-target", "xds:///deciders"}, exitUsage, 0, nil, `the scheme "xds" is not one of dns:/// and static:///`},
 		{"a static entry without a port is refused, naming it",
-			[]string{"--decider-target", "static:///" + a.addr.String() + ",decider-b"}, exitUsage, 0, nil, `entry "decider-b" is not host:port`},
+			[]string{"--decider-target", "static:///" + a.Addr().String() + ",decider-b"}, exitUsage, 0, nil, `entry "decider-b" is not host:port`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/decider/follower"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
-	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
 
 // followFlags are the follower flags of `decider` (spec 09 §1): the
@@ -82,56 +82,23 @@ func (f *followFlags) check(fs *flagSet, environ []string) error {
 	return nil
 }
 
-// setup is the follower part of the decider's setup; nil without --follow.
-func (f *followFlags) setup(maxRequest int64) *followSetup {
+// config is the follower part of the decider's Config; nil without --follow.
+func (f *followFlags) config(maxRequest int64) *deciderd.Follow {
 	if f.target == "" {
 		return nil
 	}
-	return &followSetup{
-		client:   f.leaderClient(maxRequest),
-		id:       f.id,
-		stateDir: f.stateDir,
-		maxStale: f.maxStale,
+	leader := f.leader.budgeted(f.target, maxRequest)
+	return &deciderd.Follow{
+		Leader: f.target,
+		Dial: func() (grpc.ClientConnInterface, error) {
+			c, err := client.New(leader)
+			if err != nil {
+				return nil, err
+			}
+			return c.Conn(), nil
+		},
+		ID:       f.id,
+		StateDir: f.stateDir,
+		MaxStale: f.maxStale,
 	}
-}
-
-// leaderClient is the client configuration of the stream to the leader.
-func (f *followFlags) leaderClient(maxRequest int64) client.Config {
-	cfg := f.leader.config(f.target)
-	cfg.MaxMessageBytes = msgbudget.Bytes(maxRequest)
-	return cfg
-}
-
-// followSetup is what a follower needs to start.
-type followSetup struct {
-	client   client.Config
-	id       string
-	stateDir string
-	maxStale time.Duration
-	backoff  follower.Backoff // zero = the default (tests shorten it)
-}
-
-// start dials the leader (lazily), serves the saved state if any and
-// returns the follower; Run starts following.
-func (s *followSetup) start(store *installationloader.Store, setup deciderSetup, m *metrics.Decider, onChange func()) (*follower.Follower, error) {
-	c, err := client.New(s.client)
-	if err != nil {
-		return nil, fmt.Errorf("decider: --follow: %w", err)
-	}
-	f := follower.New(follower.Config{
-		Conn:     c.Conn(),
-		Leader:   s.client.Target,
-		ID:       s.id,
-		Cluster:  setup.cluster,
-		StateDir: s.stateDir,
-		MaxStale: s.maxStale,
-		Store:    store,
-		Observer: m,
-		Metrics:  metrics.NewFollower(setup.registry),
-		Logger:   setup.logger,
-		Backoff:  s.backoff,
-		OnChange: onChange,
-	})
-	f.Start()
-	return f, nil
 }

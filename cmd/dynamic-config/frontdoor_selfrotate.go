@@ -1,26 +1,10 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"log/slog"
-	"os"
-	"strings"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
-
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
+	frontdoord "github.com/dynamic-config-admission/dynamic-config/frontdoor/daemon"
 )
-
-// inClusterNamespaceFile holds the pod's namespace under a service account.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // selfRotateFlags are the front door's tls.mode selfRotate flags: the only
 // ones that make it talk to the API server (off by default).
@@ -63,82 +47,22 @@ func (s *selfRotateFlags) register(fs *flagSet) {
 	fs.durationVar(&s.handover, "self-rotate-handover", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE_HANDOVER", 5*time.Minute, "how long a new CA is trusted in both pair Secrets before the pairs move to it (the kubelet's Secret-volume sync and a reload)")
 }
 
-// newSelfRotator builds the rotator that signs pair's certificate.
-func (s *selfRotateFlags) newSelfRotator(pair *certs.Pair, logger *slog.Logger) (*selfrotate.Rotator, error) {
-	hosts := splitHosts(s.hosts)
-	if len(hosts) == 0 {
-		return nil, errors.New("--self-rotate needs --self-rotate-hosts (the front door Service's DNS names)")
-	}
-	var leaves []selfrotate.Leaf
-	if s.deciderSecret != "" {
-		deciderHosts := splitHosts(s.deciderHosts)
-		if len(deciderHosts) == 0 {
-			return nil, errors.New("--self-rotate-decider-secret needs --self-rotate-decider-hosts (the decider Service's DNS names)")
-		}
-		leaves = append(leaves, selfrotate.Leaf{Secret: s.deciderSecret, Hosts: deciderHosts})
-	} else if s.deciderHosts != "" {
-		return nil, errors.New("--self-rotate-decider-hosts needs --self-rotate-decider-secret")
-	}
-	if s.clientSecret != "" {
-		leaves = append(leaves, selfrotate.Leaf{Secret: s.clientSecret, CommonName: s.clientName})
+// config is the front door's SelfRotate (nil without --self-rotate).
+// The namespace defaults to $POD_NAMESPACE here, and to the service
+// account's namespace in the frontdoord.
+func (s *selfRotateFlags) config() *frontdoord.SelfRotate {
+	if !s.enabled {
+		return nil
 	}
 	namespace := s.namespace
 	if namespace == "" {
 		namespace, _ = lookupEnvVar("POD_NAMESPACE")
 	}
-	if namespace == "" {
-		if b, err := os.ReadFile(inClusterNamespaceFile); err == nil {
-			namespace = strings.TrimSpace(string(b))
-		}
+	return &frontdoord.SelfRotate{
+		Kubeconfig: s.kubeconfig, Namespace: namespace, Secret: s.secret, Lease: s.lease,
+		Hosts: commaList(s.hosts), MutatingWebhook: s.mutatingWebhook, ValidatingWebhook: s.validatingWebhook,
+		CAValidity: s.caValidity, LeafValidity: s.leafValidity, Interval: s.interval,
+		DeciderSecret: s.deciderSecret, DeciderHosts: commaList(s.deciderHosts),
+		ClientSecret: s.clientSecret, ClientName: s.clientName, Handover: s.handover,
 	}
-	if namespace == "" {
-		return nil, errors.New("--self-rotate needs --self-rotate-namespace outside a pod")
-	}
-	var config *rest.Config
-	var err error
-	if s.kubeconfig != "" {
-		config, err = clientcmd.BuildConfigFromFlags("", s.kubeconfig)
-	} else {
-		config, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--self-rotate: API server client: %w", err)
-	}
-	config.UserAgent = "dynamic-config-frontdoor"
-	klog.SetSlogLogger(logger) // client-go's leader election logs through the front door's logger
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return nil, fmt.Errorf("--self-rotate: API server client: %w", err)
-	}
-	host, _ := os.Hostname()
-	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix)
-	return selfrotate.New(selfrotate.Config{
-		Client:            client,
-		Namespace:         namespace,
-		SecretName:        s.secret,
-		LeaseName:         s.lease,
-		Identity:          host + "_" + hex.EncodeToString(suffix),
-		MutatingWebhook:   s.mutatingWebhook,
-		ValidatingWebhook: s.validatingWebhook,
-		Hosts:             hosts,
-		CAValidity:        s.caValidity,
-		LeafValidity:      s.leafValidity,
-		Interval:          s.interval,
-		Leaves:            leaves,
-		Handover:          s.handover,
-		Use:               pair.Use,
-		Logger:            logger,
-	})
-}
-
-// splitHosts is a comma-separated host list without blanks.
-func splitHosts(list string) []string {
-	var hosts []string
-	for _, h := range strings.Split(list, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
-	return hosts
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
+	"github.com/dynamic-config-admission/dynamic-config/test/cases"
 )
 
 // gitTemplate is a pod template asking for a git agent; the installation
@@ -43,7 +43,7 @@ func workloadYAML(apiVersion, kind, namespace, templateParent string) string {
 // injectRun runs inject under the source-deny installation.
 func injectRun(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	inst := filepath.Join(casesDir, "refuse-policy-source-deny", "installation.yaml")
+	inst := cases.Named("refuse-policy-source-deny").Path("installation.yaml")
 	var out, errOut bytes.Buffer
 	code = run(append([]string{"inject", "--installation", inst, "--no-env"}, args...), strings.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), code

@@ -8,6 +8,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/memlimit"
 )
 
 // Exit codes (spec 07 §1): one rule for every subcommand.
@@ -49,7 +51,7 @@ func init() {
 }
 
 func main() {
-	applyMemoryLimit(os.Getenv)
+	memlimit.Apply(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

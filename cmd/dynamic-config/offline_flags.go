@@ -9,6 +9,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 )
@@ -123,7 +124,7 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
-	set, err := loadClassesFile(flags.classesFile)
+	set, err := deciderd.ReadClassesFile(flags.classesFile)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true

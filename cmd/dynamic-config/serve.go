@@ -17,8 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/decider/server"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	frontdoord "github.com/dynamic-config-admission/dynamic-config/frontdoor/daemon"
+
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
 )
@@ -121,36 +124,54 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	defer stopTracing(tr, logger)
 
 	reg := prometheus.NewRegistry()
-	d, err := startDecider(ctx, deciderSetup{
-		logger:         logger,
-		registry:       reg,
-		installation:   opts,
-		reloadInterval: f.reloadInterval,
-		addr:           f.deciderAddr,
-		classes:        classesSetup{file: f.classesFile},
-		tracing:        tr,
-		server:         server.Config{TokenFile: tokenFile, Reflection: true, MaxMessageBytes: budget},
+	d, err := deciderd.Start(ctx, deciderd.Config{
+		Installation:  deciderd.Installation{Load: opts, ReloadInterval: f.reloadInterval},
+		Addr:          f.deciderAddr,
+		TokenFile:     tokenFile,
+		Reflection:    true,
+		MessageBudget: budget,
+		ShutdownGrace: serveShutdownGrace,
+		Classes:       deciderd.Classes{File: f.classesFile},
+		Tracing:       tr,
+		Registry:      reg,
+		Logger:        logger,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err.Error())
 		return exitUsage
 	}
-	defer d.shutdown(serveShutdownGrace)
+	defer d.Shutdown(serveShutdownGrace)
 
-	fd, err := f.startFrontdoor(ctx, d, reg, logger, tr, certFile, keyFile, tokenFile, budget)
+	fd, err := frontdoord.Start(ctx, frontdoord.Config{
+		Addr:                   f.addr,
+		TLS:                    frontdoord.TLS{CertFile: certFile, KeyFile: keyFile, ClientCA: f.clientCA},
+		Decider:                client.Config{Target: d.Addr().String(), Plaintext: true, TokenFile: tokenFile, MaxMessageBytes: budget},
+		OnDeciderError:         f.onDeciderError,
+		OnDeciderErrorValidate: f.onDeciderErrorValidate,
+		MaxRequestBytes:        f.maxRequestBytes,
+		ShutdownGrace:          serveShutdownGrace,
+		Tracing:                tr,
+		Registry:               reg,
+		Logger:                 logger,
+	})
+	if errors.Is(err, frontdoord.ErrClientCAWithoutTLS) {
+		err = errors.New("--client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
+		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
 	}
-	defer fd.client.Close()
-	metricsAddr, metricsErr, err := f.serveMetrics(ctx, d, fd.pair, reg, logger)
-	if err != nil {
-		fd.lis.Close()
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+	metricsAddr, metricsErr := "", (<-chan error)(nil)
+	if f.metricsAddr != "" {
+		// one metrics listener for both components: ready while both are
+		addr, errc, err := d.ServeMetrics(ctx, f.metricsAddr, f.pprof, fd.Ready)
+		if err != nil {
+			fmt.Fprintln(stderr, "serve: "+err.Error())
+			return exitUsage
+		}
+		metricsAddr, metricsErr = addr.String(), errc
 	}
 	if err := f.announce(logger, fd, d, metricsAddr); err != nil {
-		fd.lis.Close()
 		fmt.Fprintln(stderr, err.Error())
 		return exitUsage
 	}
@@ -207,7 +228,7 @@ func serveTLSFiles(f serveFlags) (certFile, keyFile string, err error) {
 	case f.tlsGenerate != "" && hasPair:
 		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
 	case f.tlsGenerate != "":
-		gen, err := generateTLS(f.tlsGenerate)
+		gen, err := frontdoord.GenerateLoopbackTLS(f.tlsGenerate)
 		if err != nil {
 			return "", "", err
 		}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 // foundationFreePort returns a loopback port that was free a moment ago.

@@ -36,11 +36,17 @@ func Blank(data []byte) bool {
 // its top-level map; nil for the empty document. problem is the shape problem
 // of a document that does not parse or is not a map.
 func Document(path string, data []byte) (root *doctree.Node, problem string) {
-	n, problem := document(path, data)
+	return Named("installation document", path, data)
+}
+
+// Named is Document for another document of the same shape (the rollout
+// document of spec 10 §2): noun names it in the problem ("rollout document").
+func Named(noun, path string, data []byte) (root *doctree.Node, problem string) {
+	n, problem := document(noun, path, data)
 	return FromYAML(n), problem
 }
 
-func document(path string, data []byte) (*yaml.Node, string) {
+func document(noun, path string, data []byte) (*yaml.Node, string) {
 	if Blank(data) {
 		return nil, ""
 	}
@@ -49,26 +55,26 @@ func document(path string, data []byte) (*yaml.Node, string) {
 	case ".yaml", ".yml":
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, path + ": the installation document is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")
+			return nil, path + ": the " + noun + " is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")
 		}
 		root = unwrap(&doc)
 	case ".json":
 		n, err := jsonToNode(data)
 		if err != nil {
-			return nil, path + ": the installation document is not valid JSON: " + err.Error()
+			return nil, path + ": the " + noun + " is not valid JSON: " + err.Error()
 		}
 		root = n
 	case ".toml":
 		n, err := tomlToNode(data)
 		if err != nil {
-			return nil, path + ": the installation document is not valid TOML: " + err.Error()
+			return nil, path + ": the " + noun + " is not valid TOML: " + err.Error()
 		}
 		root = n
 	default:
-		return nil, path + ": the installation document's format comes from its extension: .yaml, .yml, .json or .toml"
+		return nil, path + ": the " + noun + "'s format comes from its extension: .yaml, .yml, .json or .toml"
 	}
 	if root == nil || root.Kind != yaml.MappingNode {
-		return nil, "the installation document is a map of settings"
+		return nil, "the " + noun + " is a map of settings"
 	}
 	return root, ""
 }

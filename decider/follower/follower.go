@@ -26,6 +26,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 	"github.com/dynamic-config-admission/dynamic-config/internal/textcut"
@@ -72,7 +74,7 @@ const MinMaxStale = 3 * LeaderHeartbeat
 func CheckMaxStale(d time.Duration) error {
 	switch {
 	case d < 0:
-		return fmt.Errorf("--max-stale is %s: 0 (never) or more", d)
+		return fmt.Errorf("--max-stale is %s: 0 (never) or at least %s, three of the leader's %s heartbeats", d, MinMaxStale, LeaderHeartbeat)
 	case d > 0 && d < MinMaxStale:
 		return fmt.Errorf("--max-stale is %s: 0 (never) or at least %s, three of the leader's %s heartbeats; a shorter one turns a follower of a healthy leader stale between two heartbeats",
 			d, MinMaxStale, LeaderHeartbeat)
@@ -102,6 +104,15 @@ type Config struct {
 	Logger  *slog.Logger
 	// Backoff is the reconnect schedule (zero = DefaultBackoff).
 	Backoff Backoff
+	// Rollouts and RolloutState are the follower's rollout (spec 10 §6): a
+	// snapshot's rollout is validated with its installation and put in
+	// Rollouts, RolloutState is told and its counts and halt are reported
+	// to the leader. nil = the follower ignores a leader's rollouts.
+	Rollouts     *rolloutloader.Store
+	RolloutState *rolloutstate.State
+	// ReportInterval is how often a changed rollout report is sent at most
+	// (0 = 10 s); a halt is sent at once.
+	ReportInterval time.Duration
 	// OnChange is called when the follower's readiness may have changed (an
 	// activation, turning stale or fresh): the server refreshes its health.
 	OnChange func()
@@ -141,6 +152,9 @@ func New(cfg Config) *Follower {
 	if cfg.OnChange == nil {
 		cfg.OnChange = func() {}
 	}
+	if cfg.ReportInterval <= 0 {
+		cfg.ReportInterval = defaultReportInterval
+	}
 	cfg.Logger = cfg.Logger.With("decider_role", "follower", "follower", cfg.ID, "leader", cfg.Leader)
 	f := &Follower{cfg: cfg}
 	if cfg.Conn != nil {
@@ -174,6 +188,7 @@ func (f *Follower) Start() {
 		return
 	}
 	f.activate(inst)
+	f.startRollout(st)
 	f.mu.Lock()
 	f.lastSync, f.leaderRevision = st.syncedAt, st.Revision
 	f.mu.Unlock()
@@ -261,9 +276,10 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: f.cfg.Store.Revision()}); err != nil {
+	if err := stream.Send(&deciderv1.SyncRequest{FollowerId: f.cfg.ID, Cluster: f.cfg.Cluster, KnownRevision: f.cfg.Store.Revision(), KnownRollout: f.knownRollout()}); err != nil {
 		return false, recvErr(stream, err)
 	}
+	send := f.reportRollouts(ctx, stream)
 	for {
 		msg, err := stream.Recv()
 		if err != nil {
@@ -282,7 +298,7 @@ func (f *Follower) session(ctx context.Context) (got bool, err error) {
 		}
 		answer := f.apply(msg)
 		f.heard(msg.GetRevision())
-		if err := stream.Send(answer); err != nil {
+		if err := send(answer); err != nil {
 			return got, recvErr(stream, err)
 		}
 	}
@@ -331,17 +347,22 @@ func (f *Follower) heard(revision string) {
 func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncRequest {
 	t := installation.Transport{Revision: msg.GetRevision(), Canonical: []byte(msg.GetCanonical())}
 	inst, err := installation.FromTransport(t)
-	if err != nil {
-		return f.refuse(msg, err)
+	r, rerr := f.rolloutOf(msg)
+	if err != nil || rerr != nil {
+		f.refuseRollout(msg, rerr)
+		return f.refuse(msg, &refusal{installation: err, rollout: rerr})
 	}
 	if f.cfg.StateDir != "" {
-		if err := writeState(f.cfg.StateDir, state{Revision: t.Revision, Canonical: string(t.Canonical), Leader: f.cfg.Leader}, f.cfg.Now()); err != nil {
+		if err := writeState(f.cfg.StateDir, state{Revision: t.Revision, Canonical: string(t.Canonical), Leader: f.cfg.Leader, Rollout: f.savedRollout(msg)}, f.cfg.Now()); err != nil {
 			// decision: the installation is valid, so it is served; a
 			// restart without the leader then starts from the older state.
 			f.cfg.Logger.Error("snapshot not saved", "state_dir", f.cfg.StateDir, "revision", t.Revision, "error", err.Error())
 		}
 	}
-	f.activate(inst)
+	if cur := f.cfg.Store.Current(); cur == nil || cur.Revision != inst.Revision {
+		f.activate(inst) // a snapshot of the same revision brings another rollout only
+	}
+	f.activateRollout(r)
 	f.mu.Lock()
 	f.lastAck, f.nack = f.cfg.Now(), nil
 	f.mu.Unlock()
@@ -355,11 +376,7 @@ func (f *Follower) apply(msg *deciderv1.InstallationSnapshot) *deciderv1.SyncReq
 // in full go where a leader's reload problems go: this decider's log and
 // its GetInstallation.last_reload.
 func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *deciderv1.SyncRequest {
-	lines := []string{err.Error()}
-	var p *installation.Problems
-	if errors.As(err, &p) {
-		lines = p.Lines
-	}
+	lines := problemLines(err)
 	detail := textcut.Bytes(nackDetail(err), maxDetail)
 	now := f.cfg.Now()
 	f.mu.Lock()
@@ -382,6 +399,9 @@ func (f *Follower) refuse(msg *deciderv1.InstallationSnapshot, err error) *decid
 // canonical form that could not be read name keys and kinds only, and a
 // revision mismatch its two revisions.
 func nackDetail(err error) string {
+	if r, ok := errors.AsType[*refusal](err); ok {
+		return r.nackDetail()
+	}
 	var p *installation.Problems
 	if !errors.As(err, &p) {
 		if errors.Is(err, installation.ErrRevisionMismatch) {
@@ -514,5 +534,6 @@ func (f *Follower) State() *deciderv1.FollowerState {
 	if !f.lastSync.IsZero() {
 		s.LastSeenAt = timestamppb.New(f.lastSync)
 	}
+	s.Rollout = f.cfg.RolloutState.Proto(false)
 	return s
 }

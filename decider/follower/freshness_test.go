@@ -24,7 +24,7 @@ func TestAMaxStaleBelowThreeHeartbeatsIsRefusedNamingTheShortestAccepted(t *test
 		{4 * time.Second, "--max-stale is 4s: 0 (never) or at least 30s, three of the leader's 10s heartbeats"},
 		{10 * time.Second, "--max-stale is 10s: 0 (never) or at least 30s"},
 		{follower.MinMaxStale - time.Millisecond, "at least 30s"},
-		{-time.Second, "--max-stale is -1s: 0 (never) or more"},
+		{-time.Second, "--max-stale is -1s: 0 (never) or at least 30s, three of the leader's 10s heartbeats"},
 	}
 	for _, c := range cases {
 		t.Run(c.maxStale.String(), func(t *testing.T) {

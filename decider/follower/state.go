@@ -32,6 +32,8 @@ type state struct {
 	Canonical string `json:"canonical"`
 	Leader    string `json:"leader,omitempty"`
 	SavedAt   string `json:"savedAt,omitempty"`
+	// Rollout is the snapshot's rollout (spec 10 §6) as protobuf JSON; absent: none.
+	Rollout json.RawMessage `json:"rollout,omitempty"`
 
 	syncedAt time.Time
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 )
 
-// goldenCases is the golden corpus of the binary (cmd/dynamic-config/testdata/cases).
-const goldenCases = "../../cmd/dynamic-config/testdata/cases"
+// goldenCases is the golden corpus (test/cases).
+const goldenCases = "../../test/cases"
 
 // caseEnviron reads a golden case's optional environment file (NAME=value
 // lines, # comments): nil when the case has none.

@@ -21,8 +21,10 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutloader"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
 	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
@@ -69,6 +71,9 @@ type Config struct {
 	MaxWithoutCallers int
 	Logger            *slog.Logger
 	Metrics           *metrics.Leader
+	// Rollouts holds the leader's rollout (spec 10 §6): every snapshot
+	// carries it, and a change of it alone is a new snapshot. nil = none.
+	Rollouts *rolloutloader.Store
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
 }
@@ -92,6 +97,7 @@ type Leader struct {
 var (
 	_ deciderv1.InstallationSyncServiceServer = (*Leader)(nil)
 	_ installationloader.ReloadObserver       = (*Leader)(nil)
+	_ rolloutloader.Observer                  = (*Leader)(nil)
 )
 
 // key identifies a follower: its caller (so that one caller can never
@@ -110,6 +116,8 @@ type follower struct {
 	// refusedLine samples the follower's "refused a snapshot" line across
 	// its streams (a follower that reconnects to NACK again is one source).
 	refusedLine *logsample.Sampler
+	// rollout is the follower's latest rollout report (spec 10 §6); nil: none.
+	rollout *deciderv1.RolloutState
 }
 
 // New returns the leader over store.
@@ -225,6 +233,7 @@ func (l *Leader) Followers() []*deciderv1.FollowerState {
 			LastNack:        f.nack,
 			Connected:       f.streams > 0,
 			LastSeenAt:      timestamppb.New(f.lastSeen),
+			Rollout:         f.rollout,
 		}
 		if !f.lastAck.IsZero() {
 			s.LastAckAt = timestamppb.New(f.lastAck)
@@ -343,10 +352,10 @@ func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncI
 		}
 	}()
 
-	s := &sender{stream: stream, sent: first.GetKnownRevision(), nonces: map[string]string{}}
+	s := &sender{stream: stream, sent: first.GetKnownRevision(), sentRollout: first.GetKnownRollout(), nonces: map[string]string{}}
 	heartbeat := time.NewTicker(l.cfg.Heartbeat)
 	defer heartbeat.Stop()
-	if inst := l.store.Current(); inst != nil && inst.Revision == s.sent {
+	if inst := l.store.Current(); inst != nil && inst.Revision == s.sent && rolloutID(l.cfg.Rollouts.Current()) == s.sentRollout {
 		// decision: a stream always starts with a snapshot or, when the
 		// follower is current, a heartbeat — it knows at once it is heard.
 		if err := stream.Send(&deciderv1.InstallationSnapshot{Revision: s.sent, Heartbeat: true}); err != nil {
@@ -355,8 +364,8 @@ func (l *Leader) SyncInstallation(stream deciderv1.InstallationSyncService_SyncI
 	}
 	for {
 		changed := l.changes() // before reading the store: a swap after this wakes us
-		if inst := l.store.Current(); inst != nil && inst.Revision != s.sent {
-			if err := s.snapshot(inst); err != nil {
+		if inst, r := l.store.Current(), l.cfg.Rollouts.Current(); inst != nil && (inst.Revision != s.sent || rolloutID(r) != s.sentRollout) {
+			if err := s.snapshot(inst, r); err != nil {
 				return err
 			}
 			heartbeat.Reset(l.cfg.Heartbeat)
@@ -462,6 +471,10 @@ func validRevision(rev string) bool {
 // DEBUG only (issue 38: replayed NACKs were a WARN line each). The
 // "refused a snapshot" line is sampled per follower.
 func (l *Leader) answer(log *slog.Logger, f *follower, s *sender, m *deciderv1.SyncRequest) {
+	if rep := m.GetRolloutReport(); rep != nil && m.GetAnswer() == nil {
+		l.rolloutReport(log, f, rep)
+		return
+	}
 	var nonce, revision string
 	switch a := m.GetAnswer().(type) {
 	case *deciderv1.SyncRequest_Ack:
@@ -501,9 +514,11 @@ func (l *Leader) answer(log *slog.Logger, f *follower, s *sender, m *deciderv1.S
 type sender struct {
 	stream deciderv1.InstallationSyncService_SyncInstallationServer
 	sent   string
-	seq    uint64
-	nonces map[string]string
-	order  []string
+	// sentRollout is the id of the rollout last sent ("" none).
+	sentRollout string
+	seq         uint64
+	nonces      map[string]string
+	order       []string
 }
 
 // answered forgets nonce: it has had its one answer.
@@ -517,8 +532,8 @@ func (s *sender) answered(nonce string) {
 	}
 }
 
-// snapshot sends inst and remembers its nonce.
-func (s *sender) snapshot(inst *installation.Installation) error {
+// snapshot sends inst and the rollout r (nil: none) and remembers its nonce.
+func (s *sender) snapshot(inst *installation.Installation, r *rollout.Rollout) error {
 	s.seq++
 	nonce := strconv.FormatUint(s.seq, 10)
 	t := inst.Transport()
@@ -527,11 +542,12 @@ func (s *sender) snapshot(inst *installation.Installation) error {
 		Nonce:     nonce,
 		Canonical: string(t.Canonical),
 		LoadedAt:  timestamppb.New(inst.LoadedAt),
+		Rollout:   rolloutloader.Snapshot(r),
 	}
 	if err := s.stream.Send(msg); err != nil {
 		return err
 	}
-	s.sent = inst.Revision
+	s.sent, s.sentRollout = inst.Revision, rolloutID(r)
 	s.nonces[nonce] = inst.Revision
 	s.order = append(s.order, nonce)
 	if len(s.order) > nonceWindow {

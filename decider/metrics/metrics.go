@@ -32,6 +32,7 @@ type Decider struct {
 	grpcServer *GRPCServer
 	callers    *callerMetrics
 	callersMu  sync.Mutex // guards callers.known and callers.created
+	rollout    *Rollout
 	// decided are the per-decision series, resolved once from the enums:
 	// Decided runs on every decision and looks no label up.
 	decided decidedSeries
@@ -92,9 +93,10 @@ func NewDecider(reg prometheus.Registerer) *Decider {
 		}),
 		grpcServer: NewGRPCServer(),
 		callers:    newCallerMetrics(),
+		rollout:    newRollout(),
 	}
 	reg.MustRegister(m.decisions, m.refusals, m.duration, m.findings, m.reloads,
-		m.problems, m.info, m.loadedAt, m.grpcServer)
+		m.problems, m.info, m.loadedAt, m.grpcServer, m.rollout.decisions, m.rollout.halted)
 	reg.MustRegister(m.callers.collectors()...)
 	if err := promruntime.Register(reg); err != nil {
 		panic(err)

@@ -63,15 +63,22 @@ func installationToProto(inst *installation.Installation, last *installationload
 	if p := inst.EnvPolicy; p != nil {
 		out.EnvPolicy = envPolicyToProto(p)
 	}
-	if last != nil {
-		rs := &deciderv1.ReloadStatus{Ok: last.OK, Problems: append([]string(nil), last.Problems...), AttemptedRevision: last.AttemptedRevision,
-			ProblemFields: problemFieldsToProto(last)}
-		if !last.At.IsZero() {
-			rs.At = timestamppb.New(last.At)
-		}
-		out.LastReload = rs
-	}
+	out.LastReload = reloadToProto(last)
 	return out
+}
+
+// reloadToProto is a load attempt as GetInstallation shows it (nil: none):
+// the installation's last_reload, and the rollout document's.
+func reloadToProto(last *installationloader.ReloadStatus) *deciderv1.ReloadStatus {
+	if last == nil {
+		return nil
+	}
+	rs := &deciderv1.ReloadStatus{Ok: last.OK, Problems: append([]string(nil), last.Problems...), AttemptedRevision: last.AttemptedRevision,
+		ProblemFields: problemFieldsToProto(last)}
+	if !last.At.IsZero() {
+		rs.At = timestamppb.New(last.At)
+	}
+	return rs
 }
 
 // problemFieldsToProto types each problem line of a failed reload: where it

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
 	"github.com/dynamic-config-admission/dynamic-config/internal/logline"
 	"github.com/dynamic-config-admission/dynamic-config/internal/redact"
 )
@@ -26,10 +27,18 @@ var (
 	}
 )
 
+// rolloutLine is what the decision line says of a rollout: on when the
+// decision was made under one.
+type rolloutLine struct {
+	on    bool
+	route rollout.Route
+	cmp   rollout.Comparison
+}
+
 // logDecision writes the one "decision" line of spec 07 §4, with the call's
 // trace and span ids when tracing is on ("" when off). It never logs a
 // value or a message: keys, check ids, slugs, store names and counts only.
-func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration, follower Follower, traceID, spanID string) {
+func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d *decision.Decision, elapsed time.Duration, follower Follower, traceID, spanID string, under rolloutLine) {
 	if !logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
@@ -76,6 +85,9 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 	}
 	if follower != nil { // spec 09 §3
 		attrs = append(attrs, slog.String("decider_role", RoleFollower), slog.String("follower_id", follower.ID()))
+	}
+	if under.on { // spec 10 §3: decided under a rollout — who answered, and how the candidate compared
+		attrs = append(attrs, slog.String("rollout", under.route.String()), slog.String("rollout_result", under.cmp.Result.String()))
 	}
 	logline.Write(ctx, logger, slog.LevelInfo, "decision", attrs...)
 }

@@ -16,8 +16,10 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/resolve"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
@@ -44,6 +46,8 @@ type Service struct {
 	maxAnswer int
 	// tracing times the resolver's two stages (WithTracing; nil = off).
 	tracing *tracing.Tracing
+	// rollouts is the rollout state decisions are made under (WithRollouts; nil = none).
+	rollouts *rolloutstate.State
 	// watch serves the WatchRevision streams (watchrevision.go).
 	watch revisionWatch
 }
@@ -124,10 +128,16 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 	} else {
 		d = s.decideTraced(ctx, inst, cls, facts, req.GetView() != deciderv1.DecisionView_DECISION_VIEW_PLAN)
 	}
-	d.DecisionID = id
 	if d.InstallationRevision == "" {
 		d.InstallationRevision = inst.Revision
 	}
+	var under rolloutLine
+	if r, t := s.rollouts.Current(inst.Revision); r != nil {
+		// spec 10 §3–4: the candidate decides too; the route says who answers.
+		d, under.cmp, under.route = s.underRollout(ctx, r, t, cls, facts, cluster, d, req.GetView())
+		under.on = true
+	}
+	d.DecisionID = id
 	d.Cluster, d.Caller = cluster, caller
 	// Every answer names the installation that decided (the core wrote it,
 	// decision.New) and the decision, so an audit-log line leads straight to
@@ -146,6 +156,9 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		annotations[annotation.AuditDeciderRole] = RoleFollower
 		annotations[annotation.AuditFollowerID] = s.follower.ID()
 	}
+	if under.on && under.route != rollout.RouteShadow { // spec 10 §4: the canary's answer, or the guard's
+		annotations[annotation.AuditRollout] = under.route.String()
+	}
 	d.AuditAnnotations = annotations
 	resp = &deciderv1.DecisionResponse{Decision: DecisionToProtoView(&d, req.GetView())}
 	if s.maxAnswer > 0 {
@@ -163,7 +176,7 @@ func (s *Service) Decide(ctx context.Context, req *deciderv1.DecisionRequest) (r
 		s.traced(ctx, facts, &d)
 		traceID, spanID = tracing.IDs(ctx)
 	}
-	logDecision(ctx, s.logger, facts, &d, elapsed, s.follower, traceID, spanID)
+	logDecision(ctx, s.logger, facts, &d, elapsed, s.follower, traceID, spanID, under)
 	return resp, nil
 }
 
@@ -222,6 +235,7 @@ func (s *Service) GetInstallation(context.Context, *deciderv1.GetInstallationReq
 		out.Classes, out.ClassesRevision = classesToProto(set), set.Revision
 	}
 	s.roleToProto(out)
+	s.rolloutToProto(out)
 	return out, nil
 }
 

@@ -129,7 +129,7 @@ func FuzzAHitIsTheFreshDecision(f *testing.F) {
 			if data[0] == 0xff { // a reload: the decider swaps, then announces
 				data = data[1:]
 				current = 1 - current
-				doors.e.store.Swap(installs[current])
+				doors.e.decider.Store().Swap(installs[current])
 				want := installs[current].Revision
 				for deadline := time.Now().Add(10 * time.Second); !doors.announced(want); time.Sleep(time.Millisecond) {
 					if time.Now().After(deadline) {

@@ -7,36 +7,25 @@ package engine
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/dynamic-config-admission/dynamic-config/decider/classloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
-	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
-	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/test/cases"
 )
-
-// goldenCorpus is the golden corpus of the two-door test (spec 07 §7.2).
-const goldenCorpus = "../../cmd/dynamic-config/testdata/cases"
 
 // cachedDoors are two front door handlers before the same in-process
 // decider: one with a decision cache kept coherent by a real revision
@@ -106,7 +95,7 @@ func unmarked(a *review.Response) string {
 	return decisionIDs.ReplaceAllString(string(review.Encode(&c)), `"$1":"…"`)
 }
 
-// goldenCase is one case of the corpus, read as the two-door test reads it.
+// goldenCase is one case of the corpus (test/cases), read.
 type goldenCase struct {
 	name, namespace string
 	pod             []byte
@@ -117,49 +106,15 @@ type goldenCase struct {
 
 func readGoldenCorpus(t testing.TB) []goldenCase {
 	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join(goldenCorpus, "*", "pod.yaml"))
-	if err != nil || len(dirs) < 50 {
-		t.Fatalf("the golden corpus is not at %s: %d cases, %v", goldenCorpus, len(dirs), err)
+	var out []goldenCase
+	for _, c := range cases.All(t) {
+		ns, pod := c.Pod(t)
+		out = append(out, goldenCase{name: c.Name, namespace: ns, pod: pod, inst: c.Installation(t), cls: c.Classes(t), golden: c.Golden(t)})
 	}
-	var cases []goldenCase
-	for _, p := range dirs {
-		dir := filepath.Dir(p)
-		read := func(name string) []byte {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Fatal(err)
-			}
-			return b
-		}
-		c := goldenCase{name: filepath.Base(dir), namespace: strings.TrimSpace(string(read("namespace"))), golden: read("review.json")}
-		var environ []string
-		for _, line := range strings.Split(string(read("environment")), "\n") {
-			if trimmed := strings.TrimSpace(line); trimmed != "" && !strings.HasPrefix(trimmed, "#") {
-				environ = append(environ, strings.TrimRight(strings.TrimLeft(line, " \t"), "\r"))
-			}
-		}
-		c.inst, err = installationloader.Load(installationloader.Options{DocumentPath: filepath.Join(dir, "installation.yaml"),
-			DocumentExplicit: true, Environ: environ})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if data := read("classes.yaml"); data != nil {
-			if c.cls, err = classloader.Parse("classes.yaml", data); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-		}
-		object, err := yaml.YAMLToJSON(read("pod.yaml"))
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		target, err := manifest.ObjectPodTarget(object, "", c.namespace, "")
-		if err != nil || target.Pod == nil {
-			t.Fatalf("%s: not a pod or a patched workload: %v", c.name, err)
-		}
-		c.pod = target.Pod
-		cases = append(cases, c)
+	if len(out) < 50 {
+		t.Fatalf("the golden corpus holds %d cases", len(out))
 	}
-	return cases
+	return out
 }
 
 var podNamePattern = regexp.MustCompile(`"name":"([^"]*)"`)

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
@@ -133,5 +135,54 @@ func TestSkipReasonTextsNameTheTarget(t *testing.T) {
 				t.Errorf("got %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// An Engine is safe for concurrent use: admissions of different pods at
+// once each get their own answer and the decision behind it (never
+// another admission's), while ForCluster swaps the cluster asked for. An
+// engine that kept the last decision in one field fails it with or
+// without -race.
+func TestConcurrentAdmissionsEachGetTheirOwnDecision(t *testing.T) {
+	e := newEngine(t)
+	asks := func(path string) map[string]string {
+		return map[string]string{"dynamic-config.rs/inject": "true", "dynamic-config.rs/source": "consul",
+			"dynamic-config.rs/endpoint": "http://consul:8500", "dynamic-config.rs/key": "k", "dynamic-config.rs/path": path}
+	}
+	const workers, rounds = 8, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*rounds)
+	for w := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				switch w % 3 {
+				case 0: // refused: its decision must say REFUSE
+					a, err := e.AdmitPod(consulPod(map[string]string{"dynamic-config.rs/inject": "true", "dynamic-config.rs/source": "consul",
+						"dynamic-config.rs/endpoint": "http://consul:8500", "dynamic-config.rs/key": "k", "dynamic-config.rs/path": "/config/a",
+						"dynamic-config.rs/watch-seconds": "soon"}), "default", "app")
+					if err != nil || !a.Refused() || a.Mutate.GetOutcome() != deciderv1.Outcome_OUTCOME_REFUSE {
+						errs <- fmt.Errorf("refused pod: err %v, decision %v", err, a.Mutate.GetOutcome())
+					}
+				case 1: // injected: its decision names its own path
+					path := fmt.Sprintf("/config/w%d-r%d.json", w, r)
+					a, err := e.AdmitPod(consulPod(asks(path)), "default", "app")
+					if err != nil || a.Refused() || a.Mutate.GetOutcome() != deciderv1.Outcome_OUTCOME_INJECT ||
+						!strings.Contains(string(a.Mutated), path) {
+						errs <- fmt.Errorf("injected pod %s: err %v, decision %v", path, err, a.Mutate.GetOutcome())
+					}
+				default: // skipped without an RPC: no decision at all
+					a, err := e.AdmitPod(consulPod(nil), "default", "app")
+					if err != nil || a.Mutate != nil {
+						errs <- fmt.Errorf("pod without annotations: err %v, decision %v", err, a.Mutate)
+					}
+					e.ForCluster([]string{"", "west"}[r%2])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/doors/engine"
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
 	"github.com/dynamic-config-admission/dynamic-config/doors/webhookscope"
@@ -86,6 +88,32 @@ func (x *Explanation) Refused() bool {
 	return x.Denial != nil ||
 		x.Mutate.GetDecision().GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE ||
 		x.Validate.GetDecision().GetOutcome() == deciderv1.Outcome_OUTCOME_REFUSE
+}
+
+// Documents explains every document of docs with one offline engine
+// holding inst and the class set cls (nil: classes off), asking as a front
+// door with --cluster-name cluster does ("" = the decider's own), each with
+// whether scope's webhooks would see it at all and, with all, the unset
+// knobs too.
+func Documents(inst *installation.Installation, cls *classes.Set, docs []*manifest.Document, namespace, cluster string,
+	scope *webhookscope.Scope, all bool) ([]*Explanation, error) {
+	e, err := engine.New(inst, cls)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	e.ForCluster(cluster)
+	results := make([]*Explanation, 0, len(docs))
+	for _, doc := range docs {
+		x, err := Document(context.Background(), e, doc, namespace)
+		if err != nil {
+			return nil, err
+		}
+		reach := scope.Reach(x.Kind == "Pod", x.Namespace, x.Facts.GetLabels(), doc.Raw)
+		x.Reach, x.All = &reach, all
+		results = append(results, x)
+	}
+	return results, nil
 }
 
 // Document decides one document with the offline engine (doors/engine): the

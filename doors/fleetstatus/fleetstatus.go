@@ -12,6 +12,7 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -38,6 +39,19 @@ func Ask(ctx context.Context, addr string, cfg client.Config, timeout time.Durat
 	defer cancel()
 	resp, err := c.GetInstallation(ctx, &deciderv1.GetInstallationRequest{})
 	return Replica{addr: addr, resp: resp, err: err}
+}
+
+// AskAll asks every replica at once (Ask), each over the client
+// configuration config gives for its address, and returns their answers
+// in the order of addrs.
+func AskAll(ctx context.Context, addrs []string, config func(addr string) client.Config, timeout time.Duration) []Replica {
+	replicas := make([]Replica, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Go(func() { replicas[i] = Ask(ctx, addr, config(addr), timeout) })
+	}
+	wg.Wait()
+	return replicas
 }
 
 // WriteReplicas prints the table and the verdict, and reports whether
@@ -147,11 +161,19 @@ type follower struct {
 // §4) and reports false when a connected follower is on another revision
 // than its leader replica for longer than grace, or its last answer was a
 // NACK; true otherwise (also with no followers: the table is not printed).
+// The rollout of every replica and follower follows (WriteRollouts).
 func WriteFollowers(w io.Writer, replicas []Replica, grace time.Duration, now time.Time) (agreed bool) {
-	// A follower streams from one replica at a time; after a reconnect the
-	// others remember it disconnected for a while: the connected (else the
-	// latest) report wins.
-	byID := map[string]follower{}
+	agreed = writeFollowers(w, replicas, grace, now)
+	WriteRollouts(w, replicas, now)
+	return agreed
+}
+
+// followersByID are the followers the replicas report, each once: a
+// follower streams from one replica at a time; after a reconnect the others
+// remember it disconnected for a while, so the connected (else the latest)
+// report wins. keys are sorted by follower id, then caller.
+func followersByID(replicas []Replica) (byID map[string]follower, keys []string) {
+	byID = map[string]follower{}
 	for _, r := range replicas {
 		if r.err != nil {
 			continue
@@ -166,10 +188,7 @@ func WriteFollowers(w io.Writer, replicas []Replica, grace time.Duration, now ti
 			}
 		}
 	}
-	if len(byID) == 0 {
-		return true
-	}
-	keys := make([]string, 0, len(byID))
+	keys = make([]string, 0, len(byID))
 	for k := range byID {
 		keys = append(keys, k)
 	}
@@ -180,6 +199,14 @@ func WriteFollowers(w io.Writer, replicas []Replica, grace time.Duration, now ti
 		}
 		return a.GetCaller() < b.GetCaller()
 	})
+	return byID, keys
+}
+
+func writeFollowers(w io.Writer, replicas []Replica, grace time.Duration, now time.Time) (agreed bool) {
+	byID, keys := followersByID(replicas)
+	if len(byID) == 0 {
+		return true
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FOLLOWER\tCLUSTER\tCONNECTED\tREVISION\tLAST ACK\tLAST NACK")

@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 func TestIsLoopbackTarget(t *testing.T) {

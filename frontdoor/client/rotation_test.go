@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 // TestTheCAAndThePairAreTakenWhenTheyAppearAndReReadWhenTheyChange is the

@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/grpc/credentials"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 

@@ -45,7 +45,7 @@ func kindOf(t *testing.T, object []byte) *Kind {
 }
 
 func TestTheLeanDecodeGivesTheCorev1FactsForEveryGoldenCase(t *testing.T) {
-	files, err := filepath.Glob("../../cmd/dynamic-config/testdata/cases/*/pod.yaml")
+	files, err := filepath.Glob("../../test/cases/*/pod.yaml")
 	if err != nil || len(files) < 50 {
 		t.Fatalf("the golden corpus is not where it was: %d files, %v", len(files), err)
 	}

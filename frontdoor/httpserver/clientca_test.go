@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 // Issue 17: with --client-ca the front door answers /mutate and /validate

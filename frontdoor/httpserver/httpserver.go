@@ -19,9 +19,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
 	"github.com/dynamic-config-admission/dynamic-config/internal/logsample"
+	"github.com/dynamic-config-admission/dynamic-config/internal/opslistener"
 )
 
 // Timeouts of the admission listener (spec 07 §3.3).
@@ -202,7 +203,7 @@ func (s *Server) ServeOps(ctx context.Context, ln net.Listener) error {
 	addOps(mux, s.cfg.Certs, s.cfg.Gatherer, s.draining)
 	var h http.Handler = mux
 	if s.cfg.Pprof {
-		h = WithPprof(h)
+		h = opslistener.WithPprof(h)
 	}
 	return s.serve(ctx, s.httpServer(h), ln)
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/certs/certstest"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs"
+	"github.com/dynamic-config-admission/dynamic-config/internal/certs/certstest"
 )
 
 // start serves s on a loopback port and returns its address and a stop

@@ -17,8 +17,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// corpusDir is the golden corpus of the product (cmd/dynamic-config/testdata/cases).
-const corpusDir = repoRoot + "/cmd/dynamic-config/testdata/cases"
+// corpusDir is the golden corpus of the product (test/cases).
+const corpusDir = repoRoot + "/test/cases"
 
 // classCase is one corpus case that holds a classes.yaml.
 type classCase struct {

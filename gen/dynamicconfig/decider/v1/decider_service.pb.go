@@ -226,7 +226,11 @@ type GetInstallationResponse struct {
 	Followers []*FollowerState `protobuf:"bytes,16,rep,name=followers,proto3" json:"followers,omitempty"`
 	// follower is, on a follower, this decider's own state (the leader it follows, what it serves,
 	// whether it is stale); absent on a leader.
-	Follower      *FollowerState `protobuf:"bytes,17,opt,name=follower,proto3" json:"follower,omitempty"`
+	Follower *FollowerState `protobuf:"bytes,17,opt,name=follower,proto3" json:"follower,omitempty"`
+	// rollout is the rollout of spec 10: the candidate installation this decider decides beside the
+	// active one, its stage, slice and guard, and what this decider found comparing them; absent
+	// when no rollout is configured and no rollout document was read.
+	Rollout       *RolloutState `protobuf:"bytes,18,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -376,6 +380,13 @@ func (x *GetInstallationResponse) GetFollowers() []*FollowerState {
 func (x *GetInstallationResponse) GetFollower() *FollowerState {
 	if x != nil {
 		return x.Follower
+	}
+	return nil
+}
+
+func (x *GetInstallationResponse) GetRollout() *RolloutState {
+	if x != nil {
+		return x.Rollout
 	}
 	return nil
 }
@@ -533,7 +544,7 @@ var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescrip
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a0dynamicconfig/decider/v1/installation_sync.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a0dynamicconfig/decider/v1/installation_sync.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a&dynamicconfig/decider/v1/rollout.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
 	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
@@ -541,7 +552,7 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\acluster\x18\x04 \x01(\tR\acluster\"R\n" +
 	"\x10DecisionResponse\x12>\n" +
 	"\bdecision\x18\x01 \x01(\v2\".dynamicconfig.decider.v1.DecisionR\bdecision\"\x18\n" +
-	"\x16GetInstallationRequest\"\xa6\a\n" +
+	"\x16GetInstallationRequest\"\xe8\a\n" +
 	"\x17GetInstallationResponse\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x127\n" +
 	"\tloaded_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bloadedAt\x12#\n" +
@@ -562,7 +573,8 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\x10classes_revision\x18\x0e \x01(\tR\x0fclassesRevision\x129\n" +
 	"\x04role\x18\x0f \x01(\x0e2%.dynamicconfig.decider.v1.DeciderRoleR\x04role\x12E\n" +
 	"\tfollowers\x18\x10 \x03(\v2'.dynamicconfig.decider.v1.FollowerStateR\tfollowers\x12C\n" +
-	"\bfollower\x18\x11 \x01(\v2'.dynamicconfig.decider.v1.FollowerStateR\bfollower\"0\n" +
+	"\bfollower\x18\x11 \x01(\v2'.dynamicconfig.decider.v1.FollowerStateR\bfollower\x12@\n" +
+	"\arollout\x18\x12 \x01(\v2&.dynamicconfig.decider.v1.RolloutStateR\arollout\"0\n" +
 	"\x14WatchRevisionRequest\x12\x18\n" +
 	"\acluster\x18\x01 \x01(\tR\acluster\"\x9e\x02\n" +
 	"\x15WatchRevisionResponse\x123\n" +
@@ -611,7 +623,8 @@ var file_dynamicconfig_decider_v1_decider_service_proto_goTypes = []any{
 	(*ClassInfo)(nil),               // 16: dynamicconfig.decider.v1.ClassInfo
 	(DeciderRole)(0),                // 17: dynamicconfig.decider.v1.DeciderRole
 	(*FollowerState)(nil),           // 18: dynamicconfig.decider.v1.FollowerState
-	(*durationpb.Duration)(nil),     // 19: google.protobuf.Duration
+	(*RolloutState)(nil),            // 19: dynamicconfig.decider.v1.RolloutState
+	(*durationpb.Duration)(nil),     // 20: google.protobuf.Duration
 }
 var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	6,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
@@ -628,18 +641,19 @@ var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
 	17, // 11: dynamicconfig.decider.v1.GetInstallationResponse.role:type_name -> dynamicconfig.decider.v1.DeciderRole
 	18, // 12: dynamicconfig.decider.v1.GetInstallationResponse.followers:type_name -> dynamicconfig.decider.v1.FollowerState
 	18, // 13: dynamicconfig.decider.v1.GetInstallationResponse.follower:type_name -> dynamicconfig.decider.v1.FollowerState
-	19, // 14: dynamicconfig.decider.v1.WatchRevisionResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	0,  // 15: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
-	2,  // 16: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
-	4,  // 17: dynamicconfig.decider.v1.DeciderService.WatchRevision:input_type -> dynamicconfig.decider.v1.WatchRevisionRequest
-	1,  // 18: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
-	3,  // 19: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
-	5,  // 20: dynamicconfig.decider.v1.DeciderService.WatchRevision:output_type -> dynamicconfig.decider.v1.WatchRevisionResponse
-	18, // [18:21] is the sub-list for method output_type
-	15, // [15:18] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	19, // 14: dynamicconfig.decider.v1.GetInstallationResponse.rollout:type_name -> dynamicconfig.decider.v1.RolloutState
+	20, // 15: dynamicconfig.decider.v1.WatchRevisionResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	0,  // 16: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
+	2,  // 17: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
+	4,  // 18: dynamicconfig.decider.v1.DeciderService.WatchRevision:input_type -> dynamicconfig.decider.v1.WatchRevisionRequest
+	1,  // 19: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
+	3,  // 20: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
+	5,  // 21: dynamicconfig.decider.v1.DeciderService.WatchRevision:output_type -> dynamicconfig.decider.v1.WatchRevisionResponse
+	19, // [19:22] is the sub-list for method output_type
+	16, // [16:19] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_decider_service_proto_init() }
@@ -653,6 +667,7 @@ func file_dynamicconfig_decider_v1_decider_service_proto_init() {
 	file_dynamicconfig_decider_v1_installation_proto_init()
 	file_dynamicconfig_decider_v1_installation_sync_proto_init()
 	file_dynamicconfig_decider_v1_pod_facts_proto_init()
+	file_dynamicconfig_decider_v1_rollout_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

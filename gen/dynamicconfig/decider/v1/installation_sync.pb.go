@@ -77,8 +77,8 @@ func (DeciderRole) EnumDescriptor() ([]byte, []int) {
 }
 
 // SyncRequest is a message of the follower. The first one on a stream carries follower_id,
-// cluster and known_revision and no answer; every later one carries exactly one answer (ack or
-// nack) to a snapshot of this stream, and nothing else.
+// cluster, known_revision and known_rollout and no answer; every later one carries exactly one
+// answer (ack or nack) to a snapshot of this stream, or a rollout_report, and nothing else.
 type SyncRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// follower_id names the follower: a lower-case DNS name (RFC 1123 subdomain, at most 253
@@ -98,7 +98,17 @@ type SyncRequest struct {
 	//
 	//	*SyncRequest_Ack
 	//	*SyncRequest_Nack
-	Answer        isSyncRequest_Answer `protobuf_oneof:"answer"`
+	Answer isSyncRequest_Answer `protobuf_oneof:"answer"`
+	// known_rollout is the rollout_id of the rollout the follower already serves (from its state
+	// directory); empty when it serves none. With known_revision equal to the leader's revision and
+	// known_rollout to its rollout's id, the leader answers with a heartbeat. Read from the first
+	// message only.
+	KnownRollout string `protobuf:"bytes,6,opt,name=known_rollout,json=knownRollout,proto3" json:"known_rollout,omitempty"`
+	// rollout_report is the follower's rollout state (spec 10 §6: counts and halt, without the
+	// differing workloads), sent when it changed, at most as often as heartbeats come and at once on
+	// a halt; the leader reports it in its FollowerState. A message with a rollout_report carries no
+	// answer.
+	RolloutReport *RolloutState `protobuf:"bytes,7,opt,name=rollout_report,json=rolloutReport,proto3" json:"rollout_report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -175,6 +185,20 @@ func (x *SyncRequest) GetNack() *SyncNack {
 		if x, ok := x.Answer.(*SyncRequest_Nack); ok {
 			return x.Nack
 		}
+	}
+	return nil
+}
+
+func (x *SyncRequest) GetKnownRollout() string {
+	if x != nil {
+		return x.KnownRollout
+	}
+	return ""
+}
+
+func (x *SyncRequest) GetRolloutReport() *RolloutState {
+	if x != nil {
+		return x.RolloutReport
 	}
 	return nil
 }
@@ -336,7 +360,12 @@ type InstallationSnapshot struct {
 	LoadedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=loaded_at,json=loadedAt,proto3" json:"loaded_at,omitempty"`
 	// heartbeat marks a heartbeat: revision set, no nonce, no canonical. The follower does not
 	// answer it; it proves the leader is alive and still on revision.
-	Heartbeat     bool `protobuf:"varint,5,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	Heartbeat bool `protobuf:"varint,5,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	// rollout is the leader's rollout (spec 10 §6): the candidate installation, stage, slice and
+	// guard, validated and acknowledged (or refused) as a whole with the installation; absent when
+	// the leader has none. A change of the rollout alone is a new snapshot of the same revision.
+	// Empty on a heartbeat.
+	Rollout       *RolloutSnapshot `protobuf:"bytes,6,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -406,6 +435,13 @@ func (x *InstallationSnapshot) GetHeartbeat() bool {
 	return false
 }
 
+func (x *InstallationSnapshot) GetRollout() *RolloutSnapshot {
+	if x != nil {
+		return x.Rollout
+	}
+	return nil
+}
+
 // FollowerState is what is known about one follower: on the leader, each connected or recently
 // connected follower (GetInstallationResponse.followers); on a follower, its own state
 // (GetInstallationResponse.follower).
@@ -437,7 +473,11 @@ type FollowerState struct {
 	LeaderRevision string `protobuf:"bytes,10,opt,name=leader_revision,json=leaderRevision,proto3" json:"leader_revision,omitempty"`
 	// stale tells whether the follower has had neither a snapshot nor a heartbeat for longer than
 	// its --max-stale and therefore refuses to decide; set on the follower only.
-	Stale         bool `protobuf:"varint,11,opt,name=stale,proto3" json:"stale,omitempty"`
+	Stale bool `protobuf:"varint,11,opt,name=stale,proto3" json:"stale,omitempty"`
+	// rollout is the follower's rollout state (spec 10 §6): the candidate revision, stage, counts by
+	// result and halt; on the leader, as the follower last reported it (no differing workloads).
+	// Absent when the follower has no rollout.
+	Rollout       *RolloutState `protobuf:"bytes,12,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -549,6 +589,13 @@ func (x *FollowerState) GetStale() bool {
 	return false
 }
 
+func (x *FollowerState) GetRollout() *RolloutState {
+	if x != nil {
+		return x.Rollout
+	}
+	return nil
+}
+
 // FollowerNack is one refusal of a snapshot by a follower.
 type FollowerNack struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -617,14 +664,16 @@ var File_dynamicconfig_decider_v1_installation_sync_proto protoreflect.FileDescr
 
 const file_dynamicconfig_decider_v1_installation_sync_proto_rawDesc = "" +
 	"\n" +
-	"0dynamicconfig/decider/v1/installation_sync.proto\x12\x18dynamicconfig.decider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xea\x01\n" +
+	"0dynamicconfig/decider/v1/installation_sync.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/rollout.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xde\x02\n" +
 	"\vSyncRequest\x12\x1f\n" +
 	"\vfollower_id\x18\x01 \x01(\tR\n" +
 	"followerId\x12\x18\n" +
 	"\acluster\x18\x02 \x01(\tR\acluster\x12%\n" +
 	"\x0eknown_revision\x18\x03 \x01(\tR\rknownRevision\x125\n" +
 	"\x03ack\x18\x04 \x01(\v2!.dynamicconfig.decider.v1.SyncAckH\x00R\x03ack\x128\n" +
-	"\x04nack\x18\x05 \x01(\v2\".dynamicconfig.decider.v1.SyncNackH\x00R\x04nackB\b\n" +
+	"\x04nack\x18\x05 \x01(\v2\".dynamicconfig.decider.v1.SyncNackH\x00R\x04nack\x12#\n" +
+	"\rknown_rollout\x18\x06 \x01(\tR\fknownRollout\x12M\n" +
+	"\x0erollout_report\x18\a \x01(\v2&.dynamicconfig.decider.v1.RolloutStateR\rrolloutReportB\b\n" +
 	"\x06answer\";\n" +
 	"\aSyncAck\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x12\x14\n" +
@@ -632,13 +681,14 @@ const file_dynamicconfig_decider_v1_installation_sync_proto_rawDesc = "" +
 	"\bSyncNack\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x12\x14\n" +
 	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12!\n" +
-	"\ferror_detail\x18\x03 \x01(\tR\verrorDetail\"\xbd\x01\n" +
+	"\ferror_detail\x18\x03 \x01(\tR\verrorDetail\"\x82\x02\n" +
 	"\x14InstallationSnapshot\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x12\x14\n" +
 	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12\x1c\n" +
 	"\tcanonical\x18\x03 \x01(\tR\tcanonical\x127\n" +
 	"\tloaded_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bloadedAt\x12\x1c\n" +
-	"\theartbeat\x18\x05 \x01(\bR\theartbeat\"\xc1\x03\n" +
+	"\theartbeat\x18\x05 \x01(\bR\theartbeat\x12C\n" +
+	"\arollout\x18\x06 \x01(\v2).dynamicconfig.decider.v1.RolloutSnapshotR\arollout\"\x83\x04\n" +
 	"\rFollowerState\x12\x1f\n" +
 	"\vfollower_id\x18\x01 \x01(\tR\n" +
 	"followerId\x12\x18\n" +
@@ -653,7 +703,8 @@ const file_dynamicconfig_decider_v1_installation_sync_proto_rawDesc = "" +
 	"\x06leader\x18\t \x01(\tR\x06leader\x12'\n" +
 	"\x0fleader_revision\x18\n" +
 	" \x01(\tR\x0eleaderRevision\x12\x14\n" +
-	"\x05stale\x18\v \x01(\bR\x05stale\"y\n" +
+	"\x05stale\x18\v \x01(\bR\x05stale\x12@\n" +
+	"\arollout\x18\f \x01(\v2&.dynamicconfig.decider.v1.RolloutStateR\arollout\"y\n" +
 	"\fFollowerNack\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\tR\brevision\x12!\n" +
 	"\ferror_detail\x18\x02 \x01(\tR\verrorDetail\x12*\n" +
@@ -688,23 +739,28 @@ var file_dynamicconfig_decider_v1_installation_sync_proto_goTypes = []any{
 	(*InstallationSnapshot)(nil),  // 4: dynamicconfig.decider.v1.InstallationSnapshot
 	(*FollowerState)(nil),         // 5: dynamicconfig.decider.v1.FollowerState
 	(*FollowerNack)(nil),          // 6: dynamicconfig.decider.v1.FollowerNack
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*RolloutState)(nil),          // 7: dynamicconfig.decider.v1.RolloutState
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*RolloutSnapshot)(nil),       // 9: dynamicconfig.decider.v1.RolloutSnapshot
 }
 var file_dynamicconfig_decider_v1_installation_sync_proto_depIdxs = []int32{
-	2, // 0: dynamicconfig.decider.v1.SyncRequest.ack:type_name -> dynamicconfig.decider.v1.SyncAck
-	3, // 1: dynamicconfig.decider.v1.SyncRequest.nack:type_name -> dynamicconfig.decider.v1.SyncNack
-	7, // 2: dynamicconfig.decider.v1.InstallationSnapshot.loaded_at:type_name -> google.protobuf.Timestamp
-	7, // 3: dynamicconfig.decider.v1.FollowerState.last_ack_at:type_name -> google.protobuf.Timestamp
-	6, // 4: dynamicconfig.decider.v1.FollowerState.last_nack:type_name -> dynamicconfig.decider.v1.FollowerNack
-	7, // 5: dynamicconfig.decider.v1.FollowerState.last_seen_at:type_name -> google.protobuf.Timestamp
-	7, // 6: dynamicconfig.decider.v1.FollowerNack.at:type_name -> google.protobuf.Timestamp
-	1, // 7: dynamicconfig.decider.v1.InstallationSyncService.SyncInstallation:input_type -> dynamicconfig.decider.v1.SyncRequest
-	4, // 8: dynamicconfig.decider.v1.InstallationSyncService.SyncInstallation:output_type -> dynamicconfig.decider.v1.InstallationSnapshot
-	8, // [8:9] is the sub-list for method output_type
-	7, // [7:8] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	2,  // 0: dynamicconfig.decider.v1.SyncRequest.ack:type_name -> dynamicconfig.decider.v1.SyncAck
+	3,  // 1: dynamicconfig.decider.v1.SyncRequest.nack:type_name -> dynamicconfig.decider.v1.SyncNack
+	7,  // 2: dynamicconfig.decider.v1.SyncRequest.rollout_report:type_name -> dynamicconfig.decider.v1.RolloutState
+	8,  // 3: dynamicconfig.decider.v1.InstallationSnapshot.loaded_at:type_name -> google.protobuf.Timestamp
+	9,  // 4: dynamicconfig.decider.v1.InstallationSnapshot.rollout:type_name -> dynamicconfig.decider.v1.RolloutSnapshot
+	8,  // 5: dynamicconfig.decider.v1.FollowerState.last_ack_at:type_name -> google.protobuf.Timestamp
+	6,  // 6: dynamicconfig.decider.v1.FollowerState.last_nack:type_name -> dynamicconfig.decider.v1.FollowerNack
+	8,  // 7: dynamicconfig.decider.v1.FollowerState.last_seen_at:type_name -> google.protobuf.Timestamp
+	7,  // 8: dynamicconfig.decider.v1.FollowerState.rollout:type_name -> dynamicconfig.decider.v1.RolloutState
+	8,  // 9: dynamicconfig.decider.v1.FollowerNack.at:type_name -> google.protobuf.Timestamp
+	1,  // 10: dynamicconfig.decider.v1.InstallationSyncService.SyncInstallation:input_type -> dynamicconfig.decider.v1.SyncRequest
+	4,  // 11: dynamicconfig.decider.v1.InstallationSyncService.SyncInstallation:output_type -> dynamicconfig.decider.v1.InstallationSnapshot
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_installation_sync_proto_init() }
@@ -712,6 +768,7 @@ func file_dynamicconfig_decider_v1_installation_sync_proto_init() {
 	if File_dynamicconfig_decider_v1_installation_sync_proto != nil {
 		return
 	}
+	file_dynamicconfig_decider_v1_rollout_proto_init()
 	file_dynamicconfig_decider_v1_installation_sync_proto_msgTypes[0].OneofWrappers = []any{
 		(*SyncRequest_Ack)(nil),
 		(*SyncRequest_Nack)(nil),
