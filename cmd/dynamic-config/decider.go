@@ -102,6 +102,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	cfg.Follow = f.follow.config(f.maxRequest)
 	cfg.MessageBudget = msgbudget.Bytes(f.maxRequest)
 	cfg.Tracing, cfg.Logger = tr, logger
+	cfg.Version = deciderBuild()
 	d, err := deciderd.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, err.Error())

@@ -56,6 +56,7 @@ type serveFlags struct {
 	classesFile            string
 	pprof                  bool
 	tracing                tracingFlags
+	decisionCache          decisionCacheFlags
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -77,6 +78,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.completeValues("on-decider-error", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.completeValues("on-decider-error-validate", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
+	s.decisionCache.register(fs)
 	s.tracing.register(fs)
 }
 
@@ -97,7 +99,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") {
+	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") || !f.decisionCache.valid(stderr, "serve") {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
@@ -132,6 +134,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		MessageBudget: budget,
 		ShutdownGrace: serveShutdownGrace,
 		Classes:       deciderd.Classes{File: f.classesFile},
+		Version:       deciderBuild(),
 		Tracing:       tr,
 		Registry:      reg,
 		Logger:        logger,
@@ -150,6 +153,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		OnDeciderErrorValidate: f.onDeciderErrorValidate,
 		MaxRequestBytes:        f.maxRequestBytes,
 		ShutdownGrace:          serveShutdownGrace,
+		DecisionCache:          f.decisionCache.config(),
 		Tracing:                tr,
 		Registry:               reg,
 		Logger:                 logger,

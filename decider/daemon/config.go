@@ -70,6 +70,12 @@ type Config struct {
 	// Pprof serves net/http/pprof on the metrics listener (--pprof).
 	Pprof bool
 
+	// Version is the binary's version, announced to the front doors'
+	// decision caches as the decider's build (WatchRevision.decider_build,
+	// issue 43: another build may answer differently); "" = what the Go
+	// build information records.
+	Version string
+
 	// Tracing continues the callers' traces (nil = off). The caller owns
 	// it: serve shares one between its two daemons.
 	Tracing *tracing.Tracing

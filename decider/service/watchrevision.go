@@ -82,9 +82,9 @@ func buildIdentity() string {
 
 // NotifyRevisions makes every WatchRevision stream compare what it last
 // announced with what the decider decides with now, and announce a change at
-// once. The installation and class stores wake the streams themselves; a
-// rollout's state (spec 10) calls this when it changes (without it, a change
-// is announced with the next heartbeat).
+// once. The installation and class stores and the rollout state wake the
+// streams themselves; this is for any other change (without it, a change is
+// announced with the next heartbeat).
 func (s *Service) NotifyRevisions() { s.watch.wake.Notify() }
 
 // Drain ends every WatchRevision stream with UNAVAILABLE and refuses new
@@ -98,11 +98,20 @@ func (s *Service) Drain() {
 
 // rolloutToken is the rollout state a WatchRevision announces for cluster:
 // an opaque string that changes whenever a rollout (spec 10: the candidate
-// revision, the stage and slice, a halt) may change the answers given to that
-// cluster, "" when no rollout is configured. No rollout exists yet: it is "".
-// The rollout's accessor is connected here, and its changes wake the streams
-// through NotifyRevisions.
-func (s *Service) rolloutToken(cluster string) string { return "" }
+// revision, the stage and slice, a halt) may change the answers given, ""
+// while no rollout can change one (none, or an inert one). It is the rollout
+// state's Token (WithRollouts; none: ""), the same for every cluster: a
+// front door steps aside while it is not "", whichever cluster it admits for.
+func (s *Service) rolloutToken(string) string { return s.rollouts.Token() }
+
+// rolloutChanged is a channel closed at the next change of the rollout
+// token (nil, never closed, without a rollout state).
+func (s *Service) rolloutChanged() <-chan struct{} {
+	if s.rollouts == nil {
+		return nil
+	}
+	return s.rollouts.Changes()
+}
 
 // WatchRevision announces the revisions this decider decides with (spec
 // changes, issue 43): at once, again on every change, and every heartbeat.
@@ -126,6 +135,7 @@ func (s *Service) WatchRevision(req *deciderv1.WatchRevisionRequest, stream grpc
 		// The change channels first, then the state (broadcast.Changed): a
 		// swap in between still closes a channel held here.
 		installationSwapped, classesSwapped, woken := s.store.Changed(), s.classes.Changed(), s.watch.wake.Changed()
+		rolloutChanged := s.rolloutChanged()
 		if s.watch.draining.Load() {
 			return errDraining
 		}
@@ -150,6 +160,8 @@ func (s *Service) WatchRevision(req *deciderv1.WatchRevisionRequest, stream grpc
 		case <-classesSwapped:
 			beat = false
 		case <-woken:
+			beat = false
+		case <-rolloutChanged:
 			beat = false
 		case <-ticker.C:
 			beat = true

@@ -192,3 +192,18 @@ func TestTheWatchNamesTheDecidersBuild(t *testing.T) {
 		t.Error("the Go build information names no build")
 	}
 }
+
+func TestTheWatchAnnouncesTheRolloutTokenAndItsChangesAtOnce(t *testing.T) {
+	s, rs := serveRollout(t, "candidate:\n  environment:\n    DYNAMIC_CONFIG_AGENT_IMAGE: "+newImage+"\n", false)
+	s.svc.WithRevisionHeartbeat(time.Hour)
+	stream := watch(t, s)
+	first := next(t, stream)
+	if first.GetRollout() == "" || first.GetRollout() != s.svc.Rollouts().Token() {
+		t.Fatalf("announcement %v, want the rollout state's token %q", first, s.svc.Rollouts().Token())
+	}
+	rs.Swap(nil) // the rollout removed (promoted, or aborted)
+	s.svc.Rollouts().RolloutInForce(nil)
+	if a := next(t, stream); a.GetRollout() != "" || a.GetHeartbeat() {
+		t.Fatalf("after the rollout ended: %v, want an announcement without a token", a)
+	}
+}

@@ -53,6 +53,10 @@ type Config struct {
 	// /readyz 503 and Connection: close, before the drain (--drain-delay).
 	DrainDelay time.Duration
 
+	// DecisionCache is the decision cache in front of the decider
+	// (--decision-cache*, issue 43): on unless Off.
+	DecisionCache DecisionCache
+
 	// MetricsAddr is an extra plain-HTTP listener of /metrics, /healthz
 	// and /readyz (--metrics-addr; "" = none).
 	MetricsAddr string
@@ -67,6 +71,26 @@ type Config struct {
 	Registry *prometheus.Registry
 	// Logger receives the front door's log lines (nil = discard).
 	Logger *slog.Logger
+}
+
+// DecisionCache is the front door's decision cache (frontdoor/decisioncache,
+// issue 43): a question answered before is answered again without the
+// decider while the decider's revision watch announces the revisions it was
+// decided under.
+type DecisionCache struct {
+	// Off starts the front door without it (--decision-cache=false):
+	// every question asks the decider, as before the cache.
+	Off bool
+	// MaxEntries and MaxBytes bound it (--decision-cache-max-entries,
+	// --decision-cache-max-bytes; 0 = decisioncache.DefaultMaxEntries,
+	// DefaultMaxBytes).
+	MaxEntries int
+	MaxBytes   int64
+	// StaleIfError is how long after the decider last confirmed an entry it
+	// still answers while the decider cannot be reached
+	// (--decision-cache-stale-if-error; 0 = never: the flag's default,
+	// decisioncache.DefaultStaleIfError, is the command's to give).
+	StaleIfError time.Duration
 }
 
 // TLS is the admission listener's TLS.
