@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
+	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 	"github.com/dynamic-config-admission/dynamic-config/podaudit"
 )
@@ -49,31 +47,15 @@ func (a *auditClientFlags) register(fs *flagSet) {
 	fs.stringVar(&a.webhook, "webhook-name", "", podaudit.DefaultWebhookName, "the injection webhook's name inside it")
 }
 
-// loader reads the kubeconfig as kubectl does: --kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config, else the in-cluster service account.
-func (a *auditClientFlags) loader() clientcmd.ClientConfig {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = a.kubeconfig
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
-}
-
 // clients builds the metadata and typed clients; qps bounds the rate.
 func (a *auditClientFlags) clients(userAgent string, qps float32) (podaudit.Clients, error) {
-	cfg, err := a.loader().ClientConfig()
+	k := kubeclient.Kubeconfig{Path: a.kubeconfig, UserAgent: userAgent, QPS: qps}
+	md, err := k.Metadata()
 	if err != nil {
-		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
+		return podaudit.Clients{}, err
 	}
-	cfg.UserAgent = userAgent
-	cfg.QPS, cfg.Burst = qps, int(2*qps)
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
-	}
-	typed, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return podaudit.Clients{}, fmt.Errorf("API server client: %w", err)
-	}
-	return podaudit.Clients{Metadata: md, Typed: typed}, nil
+	typed, err := k.Typed()
+	return podaudit.Clients{Metadata: md, Typed: typed}, err
 }
 
 // runAuditPods is `dynamic-config audit-pods`: exit 0 when no pod asked
@@ -111,7 +93,7 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if !allNamespaces && namespace == "" {
-		namespace = contextNamespace(client.loader())
+		namespace = kubeclient.Kubeconfig{Path: client.kubeconfig}.Namespace()
 	}
 	clients, err := client.clients("dynamic-config-audit-pods", 50)
 	if err != nil {
@@ -143,15 +125,6 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	return exitOK
-}
-
-// contextNamespace is the kubeconfig context's namespace, as kubectl reads it.
-func contextNamespace(loader clientcmd.ClientConfig) string {
-	ns, _, err := loader.Namespace()
-	if err != nil || ns == "" {
-		return "default"
-	}
-	return ns
 }
 
 // runAuditReporter is `dynamic-config audit-reporter`: the in-cluster

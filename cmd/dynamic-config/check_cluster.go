@@ -10,10 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/dynamic-config-admission/dynamic-config/clustercheck"
+	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 )
 
 // `dynamic-config check-cluster` (issue 21): the install proof and the
@@ -40,7 +38,7 @@ type checkClusterFlags struct {
 	deciderTimeout        time.Duration
 	dialTimeout           time.Duration
 	probe                 clustercheck.Probe
-	probeAnnotations      keyValues
+	probeAnnotations      repeated
 }
 
 func (f *checkClusterFlags) register(fs *flagSet) {
@@ -59,6 +57,7 @@ func (f *checkClusterFlags) register(fs *flagSet) {
 	fs.durationVar(&f.dialTimeout, "dial-timeout", "", 3*time.Second, "bound for each TLS handshake with an endpoint")
 	fs.stringVar(&f.probe.NamePrefix, "probe-name-prefix", "", "dynamic-config-install-proof", "the probe pod's generateName prefix")
 	fs.stringVar(&f.probe.Image, "probe-image", "", "ghcr.io/dynamic-config-admission/dynamic-config:"+strings.ReplaceAll(binaryVersion(), "+", "_"), "the probe pod's container image (never pulled: the pod is never stored)")
+	f.probeAnnotations.typeName = "KEY=VALUE"
 	fs.Var(&f.probeAnnotations, "probe-annotation", "an annotation of the probe pod, repeatable (default: inject, source consul, endpoint, key and path)")
 	fs.durationVar(&f.probe.Timeout, "probe-timeout", "", 2*time.Minute, "bound for the whole install proof")
 	fs.durationVar(&f.probe.AttemptTimeout, "probe-attempt-timeout", "", 15*time.Second, "bound for each dry-run create")
@@ -80,17 +79,9 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "check-cluster: %v\nSee 'dynamic-config check-cluster --help'.\n", err)
 		return exitUsage
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	client, err := kubeclient.Kubeconfig{Path: f.kubeconfig, UserAgent: "dynamic-config-check-cluster"}.Typed()
 	if err != nil {
-		fmt.Fprintf(stderr, "check-cluster: API server client: %v\n", err)
-		return exitUsage
-	}
-	config.UserAgent = "dynamic-config-check-cluster"
-	client, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		fmt.Fprintf(stderr, "check-cluster: API server client: %v\n", err)
+		fmt.Fprintf(stderr, "check-cluster: %v\n", err)
 		return exitUsage
 	}
 
@@ -137,24 +128,15 @@ func (f *checkClusterFlags) usageError() error {
 		}
 	}
 	f.probe.Annotations = map[string]string{}
-	for _, kv := range f.probeAnnotations {
+	for _, kv := range f.probeAnnotations.values {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return fmt.Errorf("--probe-annotation is %q: want KEY=VALUE", kv)
 		}
 		f.probe.Annotations[k] = v
 	}
-	if len(f.probeAnnotations) == 0 {
+	if len(f.probeAnnotations.values) == 0 {
 		f.probe.Annotations = clustercheck.DefaultProbeAnnotations()
 	}
 	return nil
 }
-
-// keyValues is a repeatable KEY=VALUE flag.
-type keyValues []string
-
-func (k *keyValues) String() string     { return strings.Join(*k, ",") }
-func (k *keyValues) Set(s string) error { *k = append(*k, s); return nil }
-
-// Type names the value in the help (pflag).
-func (k *keyValues) Type() string { return "KEY=VALUE" }

@@ -56,7 +56,7 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 	root.SetErr(stderr)
 	root.SetVersionTemplate("dynamic-config {{.Version}}\n")
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
-		if sc, ok := subcommands[c.Name()]; ok && c != root {
+		if sc, ok := subcommands[commandName(c)]; ok && c != root {
 			// `dynamic-config help inject`: the subcommand's own --help
 			sc.run([]string{"--help"}, stdin, stdout, stderr)
 			return
@@ -65,13 +65,21 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 			usage(stdout)
 			return
 		}
+		if c.HasSubCommands() {
+			groupUsage(stdout, c.Name())
+			return
+		}
 		fmt.Fprint(stdout, c.UsageString())
 	})
 	completing := len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd)
 	for _, name := range subcommandNames() {
 		sc := subcommands[name]
+		parent, verb := root, name
+		if group, v, ok := strings.Cut(name, " "); ok {
+			parent, verb = groupCommand(root, group, stderr, code), v
+		}
 		cmd := &cobra.Command{
-			Use:                name,
+			Use:                verb,
 			Short:              sc.summary,
 			DisableFlagParsing: true,
 			RunE: func(_ *cobra.Command, args []string) error {
@@ -91,9 +99,49 @@ func newRootCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, co
 				cmd.DisableFlagParsing = false
 			}
 		}
-		root.AddCommand(cmd)
+		parent.AddCommand(cmd)
 	}
 	return root
+}
+
+// groupCommand is the command of a group of subcommands ("rollout" of
+// "rollout status"), made on first use: without a verb it prints the
+// group's verbs on stderr and exits 2, as the root does without a
+// subcommand.
+func groupCommand(root *cobra.Command, group string, stderr io.Writer, code *int) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == group {
+			return c
+		}
+	}
+	c := &cobra.Command{
+		Use:   group,
+		Short: groupSummaries[group],
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			groupUsage(stderr, group)
+			*code = exitUsage
+		},
+	}
+	root.AddCommand(c)
+	return c
+}
+
+// commandName is the subcommand's name as the command table has it:
+// "inject", or a group's "rollout status".
+func commandName(c *cobra.Command) string {
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// groupUsage lists the verbs of a group of subcommands.
+func groupUsage(w io.Writer, group string) {
+	fmt.Fprintf(w, "usage: dynamic-config %s <verb> [flags]\n\n%s.\n\n", group, capitalized(groupSummaries[group]))
+	for _, name := range subcommandNames() {
+		if verb, ok := strings.CutPrefix(name, group+" "); ok {
+			fmt.Fprintf(w, "  %-20s %s\n", verb, subcommands[name].summary)
+		}
+	}
+	fmt.Fprintf(w, "\nRun 'dynamic-config %s <verb> --help' for a verb's flags.\n", group)
 }
 
 // unknownCommand reports a first argument that names no subcommand, with
@@ -104,7 +152,8 @@ func unknownCommand(root *cobra.Command, args []string) (msg string, unknown boo
 		return "", false
 	}
 	name := args[0]
-	if _, ok := subcommands[name]; ok || name == "help" || strings.HasPrefix(name, cobra.ShellCompRequestCmd) {
+	_, group := groupSummaries[name]
+	if _, ok := subcommands[name]; ok || group || name == "help" || strings.HasPrefix(name, cobra.ShellCompRequestCmd) {
 		return "", false
 	}
 	msg = fmt.Sprintf("unknown command %q", name)
@@ -122,9 +171,9 @@ func quoted(words []string) []string {
 	return out
 }
 
-// shortError is cobra's error without the "for \"dynamic-config\"" tail.
+// shortError is cobra's error without the "for \"dynamic-config …\"" tail.
 func shortError(err error) string {
-	s, _, _ := strings.Cut(err.Error(), ` for "dynamic-config"`)
+	s, _, _ := strings.Cut(err.Error(), ` for "dynamic-config`)
 	return s
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,7 +173,7 @@ func TestEverySubcommandHasOneHelpStyleWithExamples(t *testing.T) {
 	withFoundationEnv(t, nil)
 	for _, name := range subcommandNames() {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := cliRun(t, "", name, "--help")
+			stdout, stderr, code := cliRun(t, "", append(strings.Fields(name), "--help")...)
 			if code != exitOK {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -221,5 +223,49 @@ func TestARefusalWithoutAnInstallationHintsAtIt(t *testing.T) {
 				t.Errorf("hint shown: %v, want %v\nstderr:\n%s", got, c.wantHint, stderr)
 			}
 		})
+	}
+}
+
+// A subcommand named "<group> <verb>" is a verb of its group: run, helped
+// and completed as `dynamic-config <group> <verb>`; the group alone lists
+// its verbs and is a usage error, as the root alone is.
+func TestAGroupsVerbsRunUnderTheGroup(t *testing.T) {
+	withFoundationEnv(t, nil)
+	const group = "rollout"
+	var ran []string
+	subcommands[group+" probe"] = subcommand{
+		run: func(args []string, _ io.Reader, stdout, _ io.Writer) int {
+			ran = args
+			fmt.Fprintln(stdout, "probed")
+			return exitRefused
+		},
+		summary: "a verb of the test's", synopsis: "usage: dynamic-config rollout probe", examples: []example{{"probe", "dynamic-config rollout probe"}},
+	}
+	t.Cleanup(func() { delete(subcommands, group+" probe") })
+
+	cases := []struct {
+		name               string
+		args               []string
+		code               int
+		wantOut, wantErr   string
+		notOut, notErrText string
+	}{
+		{"the verb runs with its own arguments", []string{"rollout", "probe", "-o", "json"}, exitRefused, "probed", "", "", ""},
+		{"the group alone lists its verbs and is a usage error", []string{"rollout"}, exitUsage, "", "  probe                a verb of the test's", "probed", ""},
+		{"the group's help lists its verbs", []string{"rollout", "--help"}, exitOK, "usage: dynamic-config rollout <verb> [flags]", "", "probed", ""},
+		{"an unknown verb is a usage error", []string{"rollout", "prob"}, exitUsage, "", `unknown command "prob"`, "probed", `for "dynamic-config`},
+		{"the root lists the verb under its full name", []string{"--help"}, exitOK, "  rollout probe        a verb of the test's", "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := cliRun(t, "", c.args...)
+			if code != c.code || !strings.Contains(stdout, c.wantOut) || !strings.Contains(stderr, c.wantErr) ||
+				(c.notOut != "" && strings.Contains(stdout, c.notOut)) || (c.notErrText != "" && strings.Contains(stderr, c.notErrText)) {
+				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, c.code, stdout, stderr)
+			}
+		})
+	}
+	if strings.Join(ran, " ") != "-o json" {
+		t.Errorf("the verb ran with %q, want its own arguments", ran)
 	}
 }
