@@ -56,18 +56,3 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-
-// deciderBuild is the build a decider announces to the front doors'
-// decision caches (issue 43): the version, with the VCS revision when the
-// build recorded one ("dev" builds differ by it).
-func deciderBuild() string {
-	v := currentVersion()
-	build := v.Version
-	if v.Revision != "" {
-		build += "+" + v.Revision
-		if v.Modified {
-			build += ".modified"
-		}
-	}
-	return build
-}

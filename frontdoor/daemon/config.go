@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -84,13 +85,35 @@ type DecisionCache struct {
 	// MaxEntries and MaxBytes bound it (--decision-cache-max-entries,
 	// --decision-cache-max-bytes; 0 = decisioncache.DefaultMaxEntries,
 	// DefaultMaxBytes).
-	MaxEntries int
+	MaxEntries int64
 	MaxBytes   int64
 	// StaleIfError is how long after the decider last confirmed an entry it
 	// still answers while the decider cannot be reached
 	// (--decision-cache-stale-if-error; 0 = never: the flag's default,
 	// decisioncache.DefaultStaleIfError, is the command's to give).
 	StaleIfError time.Duration
+}
+
+// The bounds Check holds the decision cache's flags to: a cache of one
+// entry is a cache; below 64 KiB a single decision with its patch may not
+// fit.
+const (
+	MaxDecisionCacheEntries = 1 << 24
+	MinDecisionCacheBytes   = 64 << 10
+)
+
+// Check names the first of the --decision-cache* flags out of its bounds,
+// and what is accepted; the flags' 0 is a value there, not the default.
+func (c DecisionCache) Check() error {
+	switch {
+	case c.MaxEntries < 1 || c.MaxEntries > MaxDecisionCacheEntries:
+		return fmt.Errorf("--decision-cache-max-entries is %d: between 1 and %d", c.MaxEntries, MaxDecisionCacheEntries)
+	case c.MaxBytes < MinDecisionCacheBytes:
+		return fmt.Errorf("--decision-cache-max-bytes is %d: at least %d", c.MaxBytes, MinDecisionCacheBytes)
+	case c.StaleIfError < 0:
+		return fmt.Errorf("--decision-cache-stale-if-error is %s: 0 (never) or more", c.StaleIfError)
+	}
+	return nil
 }
 
 // TLS is the admission listener's TLS.

@@ -90,7 +90,7 @@ func Start(ctx context.Context, cfg Config) (*Frontdoor, error) {
 	}
 	var cache *decisioncache.Cache
 	if dcc := cfg.DecisionCache; !dcc.Off {
-		cache = decisioncache.New(decisioncache.Config{MaxEntries: dcc.MaxEntries, MaxBytes: dcc.MaxBytes,
+		cache = decisioncache.New(decisioncache.Config{MaxEntries: int(dcc.MaxEntries), MaxBytes: dcc.MaxBytes,
 			StaleIfError: dcc.StaleIfError, Metrics: m})
 		go cache.Watch(ctx, dc, cfg.Cluster, logger)
 	}

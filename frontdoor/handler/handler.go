@@ -41,6 +41,19 @@ const (
 	OnErrorAllow = "allow"
 )
 
+// CheckOnDeciderError names a value of --on-decider-error or
+// --on-decider-error-validate (which may be empty: as --on-decider-error)
+// that is neither deny nor allow.
+func CheckOnDeciderError(onError, onErrorValidate string) error {
+	if onError != OnErrorDeny && onError != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
+	}
+	if onErrorValidate != "" && onErrorValidate != OnErrorDeny && onErrorValidate != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
+	}
+	return nil
+}
+
 // Paths served.
 const (
 	PathMutate   = "/mutate"
