@@ -164,7 +164,8 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 	if cs != nil {
 		scfg.ClassesSynced = cs.Synced
 	}
-	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing)
+	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing).
+		WithBuild(cfg.Version)
 	if fol != nil {
 		svc.WithFollower(fol)
 	} else {
