@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -33,9 +30,6 @@ var defaultInstallation []byte
 
 // serveShutdownGrace bounds each component's drain in serve.
 const serveShutdownGrace = 10 * time.Second
-
-// errNotLoopback is serve's refusal of a non-loopback listen address.
-var errNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
 
 // serveFlags are the flags of `dynamic-config serve` (spec 07 §1.3). The
 // listener and TLS flags have no environment variable.
@@ -101,7 +95,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
-	certFile, keyFile, err := serveTLSFiles(f)
+	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsGenerate, f.tlsCert, f.tlsKey)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -180,13 +174,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 // valid checks serve's flags, printing the first problem.
 func (s *serveFlags) valid(stderr io.Writer) bool {
-	for _, a := range []string{s.addr, s.deciderAddr, s.metricsAddr} {
-		if a != "" && !isLoopbackAddr(a) {
-			fmt.Fprintln(stderr, errNotLoopback.Error())
-			return false
-		}
+	if err := frontdoord.LoopbackOnly(s.addr, s.deciderAddr, s.metricsAddr); err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return false
 	}
-	if err := checkFailureFlags(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return false
 	}
@@ -212,59 +204,10 @@ func (s *serveFlags) installationOptions() (installationloader.Options, func(), 
 	if s.installation != "" {
 		return opts, func() {}, nil
 	}
-	path, cleanup, err := writeEmbeddedInstallation()
+	path, cleanup, err := installationloader.WriteTemp(defaultInstallation)
 	if err != nil {
 		return opts, nil, err
 	}
 	opts.DocumentPath = path
 	return opts, cleanup, nil
-}
-
-// serveTLSFiles resolves the front door's TLS files: --tls-cert/--tls-key,
-// or the pair --tls-generate writes; "" = plain HTTP.
-func serveTLSFiles(f serveFlags) (certFile, keyFile string, err error) {
-	hasPair := f.tlsCert != "" || f.tlsKey != ""
-	switch {
-	case f.tlsGenerate != "" && hasPair:
-		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
-	case f.tlsGenerate != "":
-		gen, err := frontdoord.GenerateLoopbackTLS(f.tlsGenerate)
-		if err != nil {
-			return "", "", err
-		}
-		return gen.Cert, gen.Key, nil
-	case hasPair && (f.tlsCert == "" || f.tlsKey == ""):
-		return "", "", errors.New("--tls-cert and --tls-key go together")
-	}
-	return f.tlsCert, f.tlsKey, nil
-}
-
-// writeEmbeddedInstallation writes the embedded document to a private
-// temporary file for the decider to load and returns its path.
-func writeEmbeddedInstallation() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "dynamic-config-serve-")
-	if err != nil {
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	path := filepath.Join(dir, "default-installation.yaml")
-	if err := os.WriteFile(path, defaultInstallation, 0o600); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	return path, cleanup, nil
-}
-
-// isLoopbackAddr reports whether a listen address is loopback-only:
-// 127.0.0.0/8, ::1 or localhost, with a port.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

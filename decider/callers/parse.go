@@ -3,6 +3,7 @@ package callers
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -36,6 +37,24 @@ type Problems struct {
 
 func (p *Problems) Error() string {
 	return fmt.Sprintf("callers file %s has %d problem(s):\n  %s", p.Source, len(p.List), strings.Join(p.List, "\n  "))
+}
+
+// CheckFlags checks the decider's --cluster-name (cluster) and its pairing
+// with --callers (file) and --auth-token-file (tokenFile).
+func CheckFlags(cluster, file, tokenFile string) error {
+	if problem := CheckClusterName(cluster); problem != "" {
+		return errors.New("--cluster-name is " + problem)
+	}
+	if file == "" {
+		return nil
+	}
+	if tokenFile != "" {
+		return errors.New("--callers and --auth-token-file exclude each other; list the token's SHA-256 in the callers file as a caller's tokenSHA256")
+	}
+	if cluster == "" {
+		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
+	}
+	return nil
 }
 
 // CheckClusterName says what is wrong with a cluster name ("" = nothing): a

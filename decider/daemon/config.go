@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -112,6 +113,26 @@ type TLS struct {
 	// when they appear (--tls-wait; tls.mode selfRotate); handshakes fail
 	// until then.
 	Wait bool
+}
+
+// Resolve is the listener's TLS as the flags name it — t, or zero with
+// plaintext (--plaintext) — or the flags' conflict.
+func (t TLS) Resolve(plaintext bool) (TLS, error) {
+	hasPair := t.CertFile != "" || t.KeyFile != ""
+	switch {
+	case plaintext && hasPair:
+		return t, errors.New("--plaintext and --tls-cert/--tls-key exclude each other")
+	case plaintext && t.ClientCA != "":
+		return t, errors.New("--tls-client-ca needs --tls-cert/--tls-key; it cannot be used with --plaintext")
+	case plaintext:
+		return TLS{}, nil
+	case t.CertFile == "" || t.KeyFile == "":
+		if hasPair {
+			return t, errors.New("--tls-cert and --tls-key go together")
+		}
+		return t, errors.New("no TLS pair at --tls-cert/--tls-key and --plaintext not set")
+	}
+	return t, nil
 }
 
 // CertReloadInterval is how often the decider re-reads its serving pair.

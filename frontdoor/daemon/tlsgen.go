@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
@@ -54,4 +57,52 @@ func GenerateLoopbackTLS(dir string) (GeneratedTLS, error) {
 		}
 	}
 	return out, nil
+}
+
+// ServeTLSFiles resolves serve's front door TLS files: certFile and keyFile
+// (--tls-cert, --tls-key), or the pair GenerateLoopbackTLS writes into
+// generateDir (--tls-generate); "" = plain HTTP.
+func ServeTLSFiles(generateDir, certFile, keyFile string) (cert, key string, err error) {
+	hasPair := certFile != "" || keyFile != ""
+	switch {
+	case generateDir != "" && hasPair:
+		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
+	case generateDir != "":
+		gen, err := GenerateLoopbackTLS(generateDir)
+		if err != nil {
+			return "", "", err
+		}
+		return gen.Cert, gen.Key, nil
+	case hasPair && (certFile == "" || keyFile == ""):
+		return "", "", errors.New("--tls-cert and --tls-key go together")
+	}
+	return certFile, keyFile, nil
+}
+
+// ErrNotLoopback is serve's refusal of a non-loopback listen address.
+var ErrNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
+
+// LoopbackOnly is ErrNotLoopback when one of addrs ("" = none) is not a
+// loopback listen address (IsLoopbackAddr), serve's rule.
+func LoopbackOnly(addrs ...string) error {
+	for _, a := range addrs {
+		if a != "" && !IsLoopbackAddr(a) {
+			return ErrNotLoopback
+		}
+	}
+	return nil
+}
+
+// IsLoopbackAddr reports whether a listen address is loopback-only:
+// 127.0.0.0/8, ::1 or localhost, with a port.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
