@@ -45,6 +45,10 @@ type Workload struct {
 	Revisions []string `json:"revisions"`
 	// Paths are the differing paths of the agent part (spec 10 §3 names).
 	Paths []string `json:"paths"`
+	// Refused is the active installation's refusal of the pod template
+	// ("" = none): listed, since the next pod would not be admitted, and
+	// never restarted.
+	Refused string `json:"refused,omitempty"`
 	// Template says where the pod decided now came from: "Deployment
 	// shop/web"'s template, or "the pod itself" for a bare pod (or an owner
 	// the audit does not read, or one that is gone).
@@ -135,9 +139,13 @@ func compare(ctx context.Context, typed kubernetes.Interface, eng *engine.Engine
 		return w, err
 	}
 	w.Template = from
-	now, err := inject(eng, template)
+	now, refused, err := inject(eng, template)
 	if err != nil {
 		return w, fmt.Errorf("%s: %w", w.Key(), err)
+	}
+	if refused != "" {
+		w.Refused, w.Paths = refused, []string{"(refused)"}
+		return w, nil
 	}
 	for _, rev := range w.Revisions {
 		for _, path := range Diff(AgentPart(g.sample[rev]), AgentPart(now)) {
@@ -151,28 +159,28 @@ func compare(ctx context.Context, typed kubernetes.Interface, eng *engine.Engine
 }
 
 // inject runs pod through eng as the API server would admit it and returns
-// the pod stored; a refusal is an error naming its message.
-func inject(eng *engine.Engine, pod *corev1.Pod) (*corev1.Pod, error) {
+// the pod stored, or the refusal's message.
+func inject(eng *engine.Engine, pod *corev1.Pod) (*corev1.Pod, string, error) {
 	raw, err := json.Marshal(pod)
 	if err != nil {
-		return nil, fmt.Errorf("encode the pod template: %w", err)
+		return nil, "", fmt.Errorf("encode the pod template: %w", err)
 	}
 	admitted, err := eng.AdmitPod(raw, pod.Namespace, pod.Name)
 	if err != nil {
-		return nil, fmt.Errorf("inject the pod template: %w", err)
+		return nil, "", fmt.Errorf("inject the pod template: %w", err)
 	}
 	if admitted.Refused() {
-		msg := ""
+		msg := "refused"
 		if admitted.Answer.Status != nil {
 			msg = admitted.Answer.Status.Message
 		}
-		return nil, fmt.Errorf("the active installation refuses its pod template: %s", msg)
+		return nil, msg, nil
 	}
 	out := &corev1.Pod{}
 	if err := json.Unmarshal(admitted.Mutated, out); err != nil {
-		return nil, fmt.Errorf("decode the injected pod template: %w", err)
+		return nil, "", fmt.Errorf("decode the injected pod template: %w", err)
 	}
-	return out, nil
+	return out, "", nil
 }
 
 // Template is the pod the workload's controller would create next, as the

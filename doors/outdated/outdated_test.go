@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -74,9 +75,9 @@ func podOf(t *testing.T, e *engine.Engine, ns, name, ownerKind, owner string, la
 		yes := true
 		p.OwnerReferences = []metav1.OwnerReference{{Kind: ownerKind, Name: owner, Controller: &yes}}
 	}
-	out, err := inject(e, p)
-	if err != nil {
-		t.Fatal(err)
+	out, refused, err := inject(e, p)
+	if err != nil || refused != "" {
+		t.Fatal(err, refused)
 	}
 	return out
 }
@@ -167,5 +168,30 @@ func TestTheReportIsATableOrJSON(t *testing.T) {
 	}
 	if CheckOutput("yaml") == "" || CheckOutput("json") != "" {
 		t.Error("CheckOutput takes table and json only")
+	}
+}
+
+func TestAWorkloadTheActiveInstallationRefusesIsListedAndNeverRestarted(t *testing.T) {
+	r1 := withImage(t, "registry.local/agent:v1")
+	denying, err := installation.Build(installation.Document{}, []string{"DYNAMIC_CONFIG_WEBHOOK_SOURCE_DENY=consul"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := template(nil)
+	c := fake.NewClientset(deployment("shop", "web", plain),
+		podOf(t, newEngine(t, r1), "shop", "web-5d9c-a", "ReplicaSet", "web-5d9c", map[string]string{"pod-template-hash": "5d9c"}, plain))
+	report, err := Find(context.Background(), c, newEngine(t, denying), "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Workloads) != 1 || report.Workloads[0].Refused == "" {
+		t.Fatalf("want web listed with the refusal: %+v", report.Workloads)
+	}
+	var out bytes.Buffer
+	if err := Restart(context.Background(), c, report.Workloads, RestartOptions{MaxInFlight: 1, Timeout: time.Second, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if names, _, _ := patched(c); len(names) != 0 || !strings.Contains(out.String(), "left alone: shop/Deployment/web (the active installation refuses") {
+		t.Errorf("patched %v; progress:\n%s", names, out.String())
 	}
 }

@@ -24,7 +24,11 @@ func Write(w io.Writer, output string, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKLOAD\tPODS\tREVISIONS\tDIFFERS")
 	for _, wl := range r.Workloads {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", wl.Key(), wl.Pods, strings.Join(wl.Revisions, ","), strings.Join(wl.Paths, " "))
+		differs := strings.Join(wl.Paths, " ")
+		if wl.Refused != "" {
+			differs = "refused now: " + wl.Refused
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", wl.Key(), wl.Pods, strings.Join(wl.Revisions, ","), differs)
 	}
 	return tw.Flush()
 }

@@ -92,6 +92,9 @@ func Restart(ctx context.Context, typed kubernetes.Interface, ws []Workload, o R
 
 // untouched says why Restart leaves w alone ("" = it restarts it).
 func untouched(ctx context.Context, typed kubernetes.Interface, w Workload) string {
+	if w.Refused != "" {
+		return "the active installation refuses its pod template, so a restart would leave it without new pods: " + w.Refused
+	}
 	switch w.Kind {
 	case "Deployment":
 		return ""
