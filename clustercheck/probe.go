@@ -37,6 +37,23 @@ const (
 	ProofLabelValue = "true"
 )
 
+// ProbeAnnotations are the probe pod's annotations from KEY=VALUE pairs
+// (--probe-annotation), DefaultProbeAnnotations when there are none.
+func ProbeAnnotations(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return DefaultProbeAnnotations(), nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--probe-annotation is %q: want KEY=VALUE", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
 // DefaultProbeAnnotations ask for an agent under the chart's default
 // installation. The agent never runs (the pod is never stored): the endpoint
 // names a host that does not resolve.

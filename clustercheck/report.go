@@ -27,6 +27,14 @@ func NewReport(findings []Finding) Report {
 	return r
 }
 
+// Write prints the report as output: "json" (WriteJSON), else text.
+func (r Report) Write(w io.Writer, output string) error {
+	if output == "json" {
+		return r.WriteJSON(w)
+	}
+	return r.WriteText(w)
+}
+
 // WriteText writes the findings as a table and the verdict as a last line.
 func (r Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

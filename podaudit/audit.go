@@ -226,9 +226,10 @@ func Counted(fs []Finding) []Finding {
 	return out
 }
 
-// trimAnnotations keeps what Classify reads: the prefixed keys, with the
-// values of status, inject and class only (an annotation value can be a
-// whole template; the informer must not hold it).
+// trimAnnotations keeps what Classify and RevisionOf read: the prefixed
+// keys, with the values of status, inject, class and the revision stamp
+// only (an annotation value can be a whole template; the informer must not
+// hold it).
 func trimAnnotations(ann map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range ann {
@@ -239,7 +240,7 @@ func trimAnnotations(ann map[string]string) map[string]string {
 			out = map[string]string{}
 		}
 		switch k {
-		case StatusKey, InjectKey, ClassKey:
+		case StatusKey, InjectKey, ClassKey, RevisionStampKey:
 			out[k] = v
 		default:
 			out[k] = ""

@@ -166,3 +166,16 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
+
+// Write prints r as output ("table" or "json") to w; when the webhook
+// configuration was not found it says so on warn first: every asking pod
+// is then listed, and the likely cause is a wrong --webhook-configuration.
+func Write(w, warn io.Writer, output string, r *Report) error {
+	if !r.Webhook.Found {
+		fmt.Fprintf(warn, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", r.Webhook.Configuration, r.Webhook.Name)
+	}
+	if output == "json" {
+		return WriteJSON(w, r)
+	}
+	return WriteTable(w, r.Findings)
+}

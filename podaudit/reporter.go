@@ -57,19 +57,21 @@ type ReporterConfig struct {
 }
 
 // Reporter watches pod metadata and reports the pods that asked and were
-// not injected: the gauge dynamic_config_pods_asking_uninjected{namespace}
-// and one Event on each such pod.
+// not injected — the gauge dynamic_config_pods_asking_uninjected{namespace}
+// and one Event on each such pod — and the injected pods by revision
+// (dynamic_config_injected_pods{revision}, spec 10 §8).
 type Reporter struct {
 	cfg  ReporterConfig
 	pods cache.SharedIndexInformer
 	nss  cache.SharedIndexInformer
 
-	series  *seriesCollector
-	cached  prometheus.Gauge
-	events  *prometheus.CounterVec
-	passes  *prometheus.CounterVec
-	ready   atomic.Bool
-	webhook Webhook // the last webhook read; the pass goroutine's only
+	series    *seriesCollector
+	revisions *revisionCollector
+	cached    prometheus.Gauge
+	events    *prometheus.CounterVec
+	passes    *prometheus.CounterVec
+	ready     atomic.Bool
+	webhook   Webhook // the last webhook read; the pass goroutine's only
 
 	// reported holds the UIDs of the pods whose Event exists (posted by
 	// this process, or found already there): one Event per pod, however
@@ -86,12 +88,13 @@ func NewReporter(cfg ReporterConfig) (*Reporter, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Reporter{
-		cfg:      cfg,
-		series:   &seriesCollector{desc: prometheus.NewDesc("dynamic_config_pods_asking_uninjected", "Pods that carry a dynamic-config.rs/ annotation asking for injection and no status mark (declined pods left out), by namespace; at most --max-namespaces names, the rest under namespace=\"_other\".", []string{"namespace"}, nil)},
-		cached:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "dynamic_config_audit_pods", Help: "Pods in the audit reporter's metadata cache."}),
-		events:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynamic_config_audit_events_total", Help: "Events the audit reporter posted on uninjected pods, by result: created, exists (already posted), failed."}, []string{"result"}),
-		passes:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynamic_config_audit_passes_total", Help: "Audit passes over the cache, by result: ok, or webhook_error when the webhook configuration could not be read (the pass used the last one read)."}, []string{"result"}),
-		reported: map[string]struct{}{},
+		cfg:       cfg,
+		series:    &seriesCollector{desc: prometheus.NewDesc("dynamic_config_pods_asking_uninjected", "Pods that carry a dynamic-config.rs/ annotation asking for injection and no status mark (declined pods left out), by namespace; at most --max-namespaces names, the rest under namespace=\"_other\".", []string{"namespace"}, nil)},
+		revisions: newRevisionCollector(),
+		cached:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "dynamic_config_audit_pods", Help: "Pods in the audit reporter's metadata cache."}),
+		events:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynamic_config_audit_events_total", Help: "Events the audit reporter posted on uninjected pods, by result: created, exists (already posted), failed."}, []string{"result"}),
+		passes:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynamic_config_audit_passes_total", Help: "Audit passes over the cache, by result: ok, or webhook_error when the webhook configuration could not be read (the pass used the last one read)."}, []string{"result"}),
+		reported:  map[string]struct{}{},
 	}
 	for _, res := range []string{"created", "exists", "failed"} {
 		r.events.WithLabelValues(res)
@@ -99,7 +102,7 @@ func NewReporter(cfg ReporterConfig) (*Reporter, error) {
 	for _, res := range []string{"ok", "webhook_error"} {
 		r.passes.WithLabelValues(res)
 	}
-	for _, c := range []prometheus.Collector{r.series, r.cached, r.events, r.passes} {
+	for _, c := range []prometheus.Collector{r.series, r.revisions, r.cached, r.events, r.passes} {
 		if err := cfg.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("podaudit: register metrics: %w", err)
 		}
@@ -203,17 +206,20 @@ func (r *Reporter) Pass(ctx context.Context) {
 	objs := r.pods.GetStore().List()
 	r.cached.Set(float64(len(objs)))
 	var counted []Finding
+	pods := make([]metav1.Object, 0, len(objs))
 	for _, obj := range objs {
 		m, ok := obj.(*metav1.PartialObjectMetadata)
 		if !ok {
 			continue
 		}
+		pods = append(pods, m)
 		if f, ok := Classify(m, namespaces, r.webhook); ok && !f.Reason.Declined() {
 			counted = append(counted, f)
 		}
 	}
 	Sort(counted)
 	r.series.set(NamespaceSeries(counted, r.cfg.MaxNamespaces))
+	r.revisions.set(RevisionSeries(pods, MaxRevisions))
 	r.postEvents(ctx, counted)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/klog/v2"
 
+	"github.com/dynamic-config-admission/dynamic-config/doors/outdated"
 	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 	"github.com/dynamic-config-admission/dynamic-config/internal/promruntime"
 	"github.com/dynamic-config-admission/dynamic-config/podaudit"
@@ -22,7 +24,7 @@ import (
 // they do is package podaudit's.
 
 const (
-	auditPodsSynopsis     = "usage: dynamic-config audit-pods [-n NAMESPACE | -A] [-o table|json] [--kubeconfig FILE] [--webhook-configuration NAME]"
+	auditPodsSynopsis     = "usage: dynamic-config audit-pods [-n NAMESPACE | -A] [-o table|json] [--kubeconfig FILE] [--webhook-configuration NAME] [--outdated --decider-target TARGET]"
 	auditReporterSynopsis = "usage: dynamic-config audit-reporter [--kubeconfig FILE] [--webhook-configuration NAME] [--metrics-addr HOST:PORT] [--interval DURATION] [--max-namespaces N]"
 )
 
@@ -30,11 +32,14 @@ var (
 	auditPodsExamples = []example{
 		{"every pod of the cluster that asked for the agent and was admitted without it (exit 1 when there is one)", "dynamic-config audit-pods -A"},
 		{"one namespace, as JSON, against the release \"platform\"'s webhook", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
+		{"the workloads an older revision injected whose agent part the decider's active installation would change (exit 1 when there is one)", "dynamic-config audit-pods -A --outdated --decider-target static:///127.0.0.1:9443 --decider-plaintext"},
 	}
 	auditReporterExamples = []example{
 		{"the in-cluster reporter, as the chart runs it (audit.enabled)", "dynamic-config audit-reporter --webhook-configuration dynamic-config"},
 	}
 )
+
+const kubeconfigHelp = "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account)"
 
 // auditClientFlags are the API server flags both audit commands share.
 type auditClientFlags struct {
@@ -42,7 +47,7 @@ type auditClientFlags struct {
 }
 
 func (a *auditClientFlags) register(fs *flagSet) {
-	fs.stringVar(&a.kubeconfig, "kubeconfig", "", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account)")
+	fs.stringVar(&a.kubeconfig, "kubeconfig", "", "", kubeconfigHelp)
 	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "dynamic-config", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name)")
 	fs.stringVar(&a.webhook, "webhook-name", "", podaudit.DefaultWebhookName, "the injection webhook's name inside it")
 }
@@ -64,64 +69,66 @@ func (a *auditClientFlags) clients(userAgent string, qps float32) (podaudit.Clie
 func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("audit-pods", stderr)
 	var (
-		global            globalFlags
-		client            auditClientFlags
-		namespace, output string
-		allNamespaces     bool
-		timeout           time.Duration
+		global  globalFlags
+		client  auditClientFlags
+		o       outdatedFlags
+		output  string
+		timeout time.Duration
 	)
 	global.register(fs, "text")
 	client.register(fs)
-	fs.stringVar(&namespace, "namespace", "", "", "the namespace to audit (default: the kubeconfig context's, \"default\" without one)")
-	fs.StringVar(&namespace, "n", "", "") // -n: the shorthand of --namespace (pflags.go)
-	fs.boolVar(&allNamespaces, "all-namespaces", "", false, "audit every namespace")
-	fs.BoolVar(&allNamespaces, "A", false, "") // -A: the shorthand of --all-namespaces
+	o.register(fs, "audit", "list instead the workloads whose pods an older revision injected and whose agent part the active installation would change (spec 10 §8)")
 	fs.StringVar(&output, "o", "table", "output: table or json")
 	fs.completeValues("o", "table", "json")
 	fs.durationVar(&timeout, "timeout", "", 2*time.Minute, "bound for the whole listing")
 	if _, code, done := parseArgs(fs, &global, args, stderr); done {
 		return code
 	}
-	switch {
-	case output != "table" && output != "json":
-		fmt.Fprintf(stderr, "audit-pods: -o is %q: want table or json\n", output)
-		return exitUsage
-	case allNamespaces && namespace != "":
-		fmt.Fprintln(stderr, "audit-pods: -n and -A exclude each other")
-		return exitUsage
-	case !allPositive(stderr, "audit-pods", durationFlag("timeout", timeout)):
+	if problem := outdated.CheckOutput(output); problem != "" {
+		fmt.Fprintln(stderr, "audit-pods: "+problem)
 		return exitUsage
 	}
-	if !allNamespaces && namespace == "" {
-		namespace = kubeclient.Kubeconfig{Path: client.kubeconfig}.Namespace()
-	}
-	clients, err := client.clients("dynamic-config-audit-pods", 50)
-	if err != nil {
-		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
+	if !allPositive(stderr, "audit-pods", durationFlag("timeout", timeout)) {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	report, err := podaudit.List(ctx, clients, podaudit.ListOptions{Namespace: namespace, Configuration: client.configuration, Webhook: client.webhook})
-	if err != nil {
-		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
-		return exitUsage
+	if o.kubeconfig = client.kubeconfig; o.outdated {
+		return auditOutdated(ctx, &o, output, stdout, stderr)
 	}
-	if !report.Webhook.Found {
-		fmt.Fprintf(stderr, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", client.configuration, client.webhook)
+	namespace, err := kubeclient.Kubeconfig{Path: client.kubeconfig}.Scope(o.namespace, o.all)
+	clients, cerr := client.clients("dynamic-config-audit-pods", 50)
+	var report *podaudit.Report
+	if err = errors.Join(err, cerr); err == nil {
+		report, err = podaudit.List(ctx, clients, podaudit.ListOptions{Namespace: namespace, Configuration: client.configuration, Webhook: client.webhook})
 	}
-	if output == "json" {
-		err = podaudit.WriteJSON(stdout, report)
-	} else {
-		err = podaudit.WriteTable(stdout, report.Findings)
+	if err == nil {
+		err = podaudit.Write(stdout, stderr, output, report)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
 		return exitUsage
 	}
 	if len(podaudit.Counted(report.Findings)) > 0 {
+		return exitRefused
+	}
+	return exitOK
+}
+
+// auditOutdated is `audit-pods --outdated`: exit 1 when a workload is
+// listed.
+func auditOutdated(ctx context.Context, o *outdatedFlags, output string, stdout, stderr io.Writer) int {
+	_, report := o.list(ctx, "audit-pods", stderr)
+	if report == nil {
+		return exitUsage
+	}
+	if err := outdated.Write(stdout, output, report); err != nil {
+		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
+		return exitUsage
+	}
+	if len(report.Workloads) > 0 {
 		return exitRefused
 	}
 	return exitOK

@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -33,9 +30,6 @@ var defaultInstallation []byte
 
 // serveShutdownGrace bounds each component's drain in serve.
 const serveShutdownGrace = 10 * time.Second
-
-// errNotLoopback is serve's refusal of a non-loopback listen address.
-var errNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
 
 // serveFlags are the flags of `dynamic-config serve` (spec 07 §1.3). The
 // listener and TLS flags have no environment variable.
@@ -184,11 +178,9 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 // valid checks serve's flags, printing the first problem.
 func (s *serveFlags) valid(stderr io.Writer) bool {
-	for _, a := range []string{s.addr, s.deciderAddr, s.metricsAddr} {
-		if a != "" && !isLoopbackAddr(a) {
-			fmt.Fprintln(stderr, errNotLoopback.Error())
-			return false
-		}
+	if err := frontdoord.LoopbackOnly(s.addr, s.deciderAddr, s.metricsAddr); err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return false
 	}
 	if err := handler.CheckOnDeciderError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
@@ -216,40 +208,10 @@ func (s *serveFlags) installationOptions() (installationloader.Options, func(), 
 	if s.installation != "" {
 		return opts, func() {}, nil
 	}
-	path, cleanup, err := writeEmbeddedInstallation()
+	path, cleanup, err := installationloader.WriteTemp(defaultInstallation)
 	if err != nil {
 		return opts, nil, err
 	}
 	opts.DocumentPath = path
 	return opts, cleanup, nil
-}
-
-// writeEmbeddedInstallation writes the embedded document to a private
-// temporary file for the decider to load and returns its path.
-func writeEmbeddedInstallation() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "dynamic-config-serve-")
-	if err != nil {
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	path := filepath.Join(dir, "default-installation.yaml")
-	if err := os.WriteFile(path, defaultInstallation, 0o600); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	return path, cleanup, nil
-}
-
-// isLoopbackAddr reports whether a listen address is loopback-only:
-// 127.0.0.0/8, ::1 or localhost, with a port.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

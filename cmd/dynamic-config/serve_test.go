@@ -254,36 +254,6 @@ func TestServeRefusesAZeroReloadInterval(t *testing.T) {
 	}
 }
 
-func TestServeLoopbackAddresses(t *testing.T) {
-	cases := []struct {
-		addr string
-		want bool
-	}{
-		{"127.0.0.1:8080", true},
-		{"127.1.2.3:0", true},
-		{"[::1]:9090", true},
-		{"localhost:8080", true},
-		{"LOCALHOST:8080", true},
-		{"0.0.0.0:8080", false},
-		{"[::]:8080", false},
-		{":8080", false},
-		{"10.0.0.1:9090", false},
-		{"localhost.example.com:8080", false},
-		{"127.0.0.1", false},
-	}
-	for _, c := range cases {
-		name := c.addr + " is refused"
-		if c.want {
-			name = c.addr + " is a loopback address"
-		}
-		t.Run(name, func(t *testing.T) {
-			if got := isLoopbackAddr(c.addr); got != c.want {
-				t.Errorf("isLoopbackAddr(%q) = %v, want %v", c.addr, got, c.want)
-			}
-		})
-	}
-}
-
 func TestServeReportsTheMetricsPortItBound(t *testing.T) {
 	withFoundationEnv(t, nil)
 	addrFile := filepath.Join(t.TempDir(), "addr")

@@ -14,6 +14,7 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
@@ -90,7 +91,7 @@ func TestOneTracePerAdmission(t *testing.T) {
 	withFoundationEnv(t, nil)
 	receiver := tracingtest.NewReceiver(t)
 	deciderAddr, frontdoorAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
-	installationFile, cleanup, err := writeEmbeddedInstallation() // serve's, under which the example injects
+	installationFile, cleanup, err := installationloader.WriteTemp(defaultInstallation) // serve's, under which the example injects
 	if err != nil {
 		t.Fatal(err)
 	}

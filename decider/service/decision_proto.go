@@ -127,6 +127,9 @@ func planToProto(p *decision.Plan) *deciderv1.MutationPlan {
 		StatusAnnotation: &deciderv1.Annotation{Key: p.StatusAnnotation.Key, Value: p.StatusAnnotation.Value},
 		ImagePullSecret:  p.ImagePullSecret,
 	}
+	if p.RevisionAnnotation.Key != "" {
+		out.RevisionAnnotation = &deciderv1.Annotation{Key: p.RevisionAnnotation.Key, Value: p.RevisionAnnotation.Value}
+	}
 	if n := len(p.Volumes); n > 0 {
 		out.Volumes = make([]*deciderv1.Volume, n)
 		for i := range p.Volumes {

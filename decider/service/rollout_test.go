@@ -152,10 +152,16 @@ func TestACanaryGivesTheSliceTheCandidatesAnswerForEveryPodOfAWorkload(t *testin
 		if d.GetInstallationRevision() == installation.EmptyRevision || d.GetAuditAnnotations()[annotation.AuditRevision] != d.GetInstallationRevision() {
 			t.Errorf("a canary answer names revision %s (audit %s); want the candidate's", d.GetInstallationRevision(), d.GetAuditAnnotations()[annotation.AuditRevision])
 		}
+		if stamp := d.GetPlan().GetRevisionAnnotation(); stamp.GetKey() != annotation.RevisionStampKey || stamp.GetValue() != annotation.Stamp(d.GetInstallationRevision()) {
+			t.Errorf("a canary answer stamps %v; want the candidate's revision %s", stamp, d.GetInstallationRevision())
+		}
 	}
 	d := decide(t, s, deploymentPod("other", "web"))
 	if agentImage(d) == newImage || d.GetInstallationRevision() != installation.EmptyRevision {
 		t.Errorf("a pod outside the slice got the candidate: image %s revision %s", agentImage(d), d.GetInstallationRevision())
+	}
+	if stamp := d.GetPlan().GetRevisionAnnotation().GetValue(); stamp != annotation.Stamp(installation.EmptyRevision) {
+		t.Errorf("a pod outside the slice is stamped %q; want the active's", stamp)
 	}
 	if _, ok := d.GetAuditAnnotations()[annotation.AuditRollout]; ok {
 		t.Errorf("a shadowed answer carries the rollout annotation: %v", d.GetAuditAnnotations())

@@ -54,7 +54,11 @@ func (a *Admitted) Refused() bool { return !a.Answer.Allowed }
 // AdmitPod runs one Pod (JSON) through the engine's front door with uid
 // "offline" (see AdmitThrough).
 func (e *Engine) AdmitPod(pod []byte, namespace, name string) (*Admitted, error) {
-	return AdmitThrough(e.roundTrip, e.inst.EnvPolicy, UID, pod, namespace, name)
+	var policy *envpolicy.Policy
+	if e.inst != nil {
+		policy = e.inst.EnvPolicy
+	}
+	return AdmitThrough(e.roundTrip, policy, UID, pod, namespace, name)
 }
 
 // AdmitThrough runs one Pod (JSON) through door's /mutate, applies the

@@ -115,16 +115,21 @@ func (e *Engine) Decide(ctx context.Context, purpose deciderv1.Purpose, f *decid
 	defer cancel()
 	resp, err := e.client.Decide(ctx, &deciderv1.DecisionRequest{Purpose: purpose, Pod: f, Cluster: e.front.Load().cluster})
 	if err != nil {
-		return nil, fmt.Errorf("the in-process decider failed: %w", err)
+		return nil, fmt.Errorf("the decider failed: %w", err)
 	}
 	return resp, nil
 }
 
-// Installation is the installation the engine's decider holds.
+// Installation is the installation the engine's decider holds (nil for a
+// Remote engine).
 func (e *Engine) Installation() *installation.Installation { return e.inst }
 
-// Close stops the decider and closes the connection.
+// Close stops the decider and closes the connection (nothing for a Remote
+// engine).
 func (e *Engine) Close() error {
+	if e.decider == nil {
+		return nil
+	}
 	err := e.conn.Close()
 	e.decider.Shutdown(time.Second)
 	e.stop()

@@ -70,6 +70,9 @@ type Explanation struct {
 	// Template is a workload's pod template pointer ("" for a Pod): Mutate
 	// is then the decision on the pods the workload creates.
 	Template string
+	// Injected is set for a running pod, one already injected: the
+	// revision that injected it against the one deciding now.
+	Injected *Injected
 }
 
 // templateFacts are the facts of a workload's template decided as a Pod.
@@ -179,6 +182,9 @@ func Document(ctx context.Context, e *engine.Engine, doc *manifest.Document, nam
 		// the front door allowed without an RPC (step A3); the decider's
 		// own answer shows the skip with the revision
 		return nil, err
+	}
+	if kind.IsPod() {
+		x.Injected = injectedOf(obj.Facts, x.Mutate.GetDecision())
 	}
 	if a.Validate != nil && kind.IsPod() {
 		x.Validate = &deciderv1.DecisionResponse{Decision: a.Validate}

@@ -28,8 +28,9 @@ func WriteYAML(w io.Writer, results []*Explanation) error {
 
 // WriteJSON prints protojson DecisionResponses: one object per
 // document ({"mutate": …, "validate": …, "template": a workload's pod
-// template pointer, "webhook": {"path", "reached", "blocked",
-// "provided"}}), a JSON array for several. A workload's mutate is the
+// template pointer, "injected": a running pod's {"revision", "active",
+// "differs"}, "webhook": {"path", "reached", "blocked", "provided"}}), a
+// JSON array for several. A workload's mutate is the
 // decision on the pods it creates.
 func WriteJSON(w io.Writer, results []*Explanation) error {
 	objects := make([]json.RawMessage, 0, len(results))
@@ -55,6 +56,14 @@ func WriteJSON(w io.Writer, results []*Explanation) error {
 		}
 		if x.Template != "" {
 			fmt.Fprintf(&b, `,"template":%q`, x.Template)
+		}
+		if x.Injected != nil {
+			data, err := json.Marshal(x.Injected)
+			if err != nil {
+				return err
+			}
+			b.WriteString(`,"injected":`)
+			b.Write(data)
 		}
 		if x.Reach != nil {
 			data, err := json.Marshal(x.Reach)

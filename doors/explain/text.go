@@ -82,6 +82,9 @@ func WriteText(w io.Writer, x *Explanation, docFile string) {
 	if x.Reach != nil {
 		fmt.Fprintln(w, x.Reach.Text())
 	}
+	if x.Injected != nil {
+		writeInjected(w, x.Injected)
+	}
 	if x.Template != "" {
 		fmt.Fprintf(w, "pod template %s: the renders, gates and plan below are /mutate's on every pod the %s creates; the env policy is /validate's on the %s\n",
 			strings.ReplaceAll(x.Template[1:], "/", "."), x.Kind, x.Kind)

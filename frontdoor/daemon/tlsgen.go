@@ -3,8 +3,10 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/selfrotate"
@@ -75,4 +77,32 @@ func ServeTLSFiles(generate, cert, key string) (certFile, keyFile string, err er
 		return "", "", errors.New("--tls-cert and --tls-key go together")
 	}
 	return cert, key, nil
+}
+
+// ErrNotLoopback is serve's refusal of a non-loopback listen address.
+var ErrNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
+
+// LoopbackOnly is ErrNotLoopback when one of addrs ("" = none) is not a
+// loopback listen address (IsLoopbackAddr), serve's rule.
+func LoopbackOnly(addrs ...string) error {
+	for _, a := range addrs {
+		if a != "" && !IsLoopbackAddr(a) {
+			return ErrNotLoopback
+		}
+	}
+	return nil
+}
+
+// IsLoopbackAddr reports whether a listen address is loopback-only:
+// 127.0.0.0/8, ::1 or localhost, with a port.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -104,7 +104,8 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 		return nil, unfit("the pod has no spec to patch")
 	}
 	b := builder{pod: pod, ops: make([]Op, 0, 16)}
-	// The operations in the order of spec 03 §4: the status annotation,
+	// The operations in the order of spec 03 §4: the status annotation (and
+	// the revision stamp, spec 10 §8),
 	// volumes, app mounts (ascending container index, the plan's order), the
 	// image pull secret, env-inject's command rewrite, the agents.
 	for _, part := range []func(*deciderv1.MutationPlan) error{
@@ -124,7 +125,8 @@ func Build(plan *deciderv1.MutationPlan, pod *Pod) (*Patch, error) {
 	return &Patch{Ops: b.ops, JSON: raw}, nil
 }
 
-// statusAnnotation adds the status mark (creating the annotations map when the pod has none).
+// statusAnnotation adds the status mark (creating the annotations map when
+// the pod has none) and the revision stamp.
 func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 	sa := plan.GetStatusAnnotation()
 	if sa.GetKey() == "" {
@@ -134,6 +136,10 @@ func (b *builder) statusAnnotation(plan *deciderv1.MutationPlan) error {
 		b.add(pathAnnotations, emptyObject)
 	}
 	b.add(pathAnnotations+"/"+jsonpointer.EscapeToken(sa.GetKey()), stringValue(sa.GetValue())) // RFC 6901
+	// The revision stamp beside it (spec 10 §8); an older decider's plan has none.
+	if rs := plan.GetRevisionAnnotation(); rs.GetKey() != "" {
+		b.add(pathAnnotations+"/"+jsonpointer.EscapeToken(rs.GetKey()), stringValue(rs.GetValue()))
+	}
 	return nil
 }
 

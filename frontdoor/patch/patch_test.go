@@ -3,6 +3,7 @@ package patch
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -303,4 +304,47 @@ func TestAPlanAboveTheAPIServersPatchBoundIsRefusedAsTooLargeToPatch(t *testing.
 			t.Fatalf("Build: %v", err)
 		}
 	})
+}
+
+func TestTheRevisionStampIsWrittenBesideTheStatusMark(t *testing.T) {
+	tests := []struct {
+		name    string
+		pod     *Pod
+		n       int
+		wantOps []string
+	}{
+		{"a pod with annotations gets the stamp right after the status mark", onePod(), 7, []string{
+			`{"op":"add","path":"/metadata/annotations/dynamic-config.rs~1status","value":"injected"}`,
+			`{"op":"add","path":"/metadata/annotations/dynamic-config.rs~1revision","value":"44136fa355b3"}`,
+			`{"op":"add","path":"/spec/volumes","value":[]}`,
+		}},
+		{"a pod without annotations gets the map once, then the mark and the stamp",
+			&Pod{SpecPresent: true, ContainersPresent: true, Containers: []Container{{Name: "app"}}}, 8, []string{
+				`{"op":"add","path":"/metadata/annotations","value":{}}`,
+				`{"op":"add","path":"/metadata/annotations/dynamic-config.rs~1status","value":"injected"}`,
+				`{"op":"add","path":"/metadata/annotations/dynamic-config.rs~1revision","value":"44136fa355b3"}`,
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := example1()
+			plan.RevisionAnnotation = &deciderv1.Annotation{Key: "dynamic-config.rs/revision", Value: "44136fa355b3"}
+			p, err := Build(plan, tt.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ops []json.RawMessage
+			if err := json.Unmarshal(p.JSON, &ops); err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tt.wantOps {
+				if string(ops[i]) != want {
+					t.Errorf("op %d = %s, want %s", i+1, ops[i], want)
+				}
+			}
+			if len(p.Ops) != tt.n {
+				t.Errorf("%d ops: %s", len(p.Ops), p.JSON)
+			}
+		})
+	}
 }

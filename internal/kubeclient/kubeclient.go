@@ -6,6 +6,7 @@
 package kubeclient
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/client-go/kubernetes"
@@ -77,4 +78,19 @@ func (k Kubeconfig) Namespace() string {
 		return "default"
 	}
 	return ns
+}
+
+// Scope is the namespace a command with kubectl's -n and -A reads: "" (every
+// namespace) with -A, the one given, else the kubeconfig context's; -n with
+// -A is an error.
+func (k Kubeconfig) Scope(namespace string, all bool) (string, error) {
+	switch {
+	case all && namespace != "":
+		return "", errors.New("-n and -A exclude each other")
+	case all:
+		return "", nil
+	case namespace != "":
+		return namespace, nil
+	}
+	return k.Namespace(), nil
 }

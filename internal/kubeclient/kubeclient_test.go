@@ -69,3 +69,24 @@ func TestAMissingKubeconfigIsAnAPIServerClientError(t *testing.T) {
 		t.Errorf("err = %v, want an API server client error", err)
 	}
 }
+
+func TestTheScopeIsEveryNamespaceTheOneGivenOrTheContexts(t *testing.T) {
+	k := Kubeconfig{Path: writeKubeconfig(t, "with-ns")}
+	for _, c := range []struct {
+		name, namespace string
+		all             bool
+		want, wantErr   string
+	}{
+		{"-A is every namespace", "", true, "", ""},
+		{"-n is the namespace given", "db", false, "db", ""},
+		{"neither is the context's namespace", "", false, "shop", ""},
+		{"-n with -A is an error", "db", true, "", "-n and -A exclude each other"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := k.Scope(c.namespace, c.all)
+			if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
+				t.Errorf("Scope(%q, %v) = %q, %v; want %q, %q", c.namespace, c.all, got, err, c.want, c.wantErr)
+			}
+		})
+	}
+}

@@ -6,11 +6,15 @@ package decision
 // Plan is the semantic mutation plan (spec 03 §2, 06 §4).
 type Plan struct {
 	StatusAnnotation Annotation
-	Volumes          []Volume
-	AppMounts        []AppMount
-	ImagePullSecret  string
-	CommandRewrite   *CommandRewrite
-	Agents           []AgentPlacement
+	// RevisionAnnotation is the revision stamp written beside the status
+	// mark (spec 10 §8): dynamic-config.rs/revision = the first 12 hex
+	// digits of the deciding installation's revision.
+	RevisionAnnotation Annotation
+	Volumes            []Volume
+	AppMounts          []AppMount
+	ImagePullSecret    string
+	CommandRewrite     *CommandRewrite
+	Agents             []AgentPlacement
 }
 
 // Annotation is a key/value pair.

@@ -1,10 +1,14 @@
 package plan
 
+import "github.com/dynamic-config-admission/dynamic-config/internal/annotation"
+
 // The fixed names of spec 03 §1. Every one is part of the agent's contract.
 const (
 	// StatusAnnotationKey and StatusAnnotationValue form the status mark.
 	StatusAnnotationKey   = "dynamic-config.rs/status"
 	StatusAnnotationValue = "injected"
+	// RevisionAnnotationKey is the revision stamp's key (spec 10 §8).
+	RevisionAnnotationKey = annotation.RevisionStampKey
 
 	// WatchingAgentName and InitAgentName are the default render's agents;
 	// a named render <n> appends "-<n>".

@@ -7,19 +7,27 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
 
 // Build returns the mutation plan of spec 03 §2–3 for values the resolver has
 // already resolved and validated. Its elements are in op order.
 func Build(in *Input) *decision.Plan {
 	return &decision.Plan{
-		StatusAnnotation: decision.Annotation{Key: StatusAnnotationKey, Value: StatusAnnotationValue},
-		Volumes:          volumes(in),
-		AppMounts:        appMounts(in),
-		ImagePullSecret:  pullSecret(in),
-		CommandRewrite:   commandRewrite(in),
-		Agents:           agents(in),
+		StatusAnnotation:   decision.Annotation{Key: StatusAnnotationKey, Value: StatusAnnotationValue},
+		RevisionAnnotation: revisionStamp(in),
+		Volumes:            volumes(in),
+		AppMounts:          appMounts(in),
+		ImagePullSecret:    pullSecret(in),
+		CommandRewrite:     commandRewrite(in),
+		Agents:             agents(in),
 	}
+}
+
+// revisionStamp is the stamp of the installation deciding (spec 10 §8): under
+// a rollout's canary that is the candidate, whose installation builds the plan.
+func revisionStamp(in *Input) decision.Annotation {
+	return decision.Annotation{Key: RevisionAnnotationKey, Value: annotation.Stamp(installationOf(in).Revision)}
 }
 
 // RenderAgents returns the names of the agent containers the plan gives one

@@ -19,6 +19,9 @@ const (
 	KindAlsoSection
 	// KindStatus is the status mark.
 	KindStatus
+	// KindRevisionStamp is the revision stamp the injection writes beside
+	// the status mark (spec 10 §8): recognised, never judged.
+	KindRevisionStamp
 )
 
 // Classified is a classified annotation key.
@@ -42,8 +45,11 @@ func Classify(key string) Classified {
 	}
 	base, suffix, dotted := strings.Cut(bare, ".")
 	if !dotted {
-		if bare == statusName {
+		switch bare {
+		case statusName:
 			return Classified{Kind: KindStatus, Row: -1}
+		case revisionName:
+			return Classified{Kind: KindRevisionStamp, Row: -1}
 		}
 		if i, ok := byName[bare]; ok {
 			return Classified{Kind: KindRegistry, Row: i}

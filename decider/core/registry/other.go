@@ -5,11 +5,12 @@ const (
 	alsoName        = "also"
 	alsoSectionName = "also-section"
 	statusName      = "status"
+	revisionName    = "revision"
 )
 
 // OtherKey is a recognised key outside the registry (spec 01 §1.1, §4–6):
-// the suffixed form of a per-render key, also.<name>, also-section.<name> and
-// the status mark. Like a registry row it carries its own documentation, so
+// the suffixed form of a per-render key, also.<name>, also-section.<name>,
+// the status mark and the revision stamp. Like a registry row it carries its own documentation, so
 // the registry is the one source of every documented key.
 type OtherKey struct {
 	// Kind is the classification of a key of this form.
@@ -19,7 +20,8 @@ type OtherKey struct {
 	Form string
 	// Grammar is the value grammar in words, for the documentation.
 	Grammar string
-	// Checks are the check ids that judge the key (spec 01 §2, §4–6).
+	// Checks are the check ids that judge the key (spec 01 §2, §4–6); none
+	// judge the revision stamp.
 	Checks []string
 	// Doc is the one-line user documentation.
 	Doc string
@@ -43,4 +45,7 @@ var otherKeys = []OtherKey{
 	{Kind: KindStatus, Form: statusName, Grammar: "`injected`, written by the injection",
 		Checks: []string{"status.no-agent", "status.value"},
 		Doc:    "marks an injected pod so that admitting it again changes nothing; not a pod's to set"},
+	{Kind: KindRevisionStamp, Form: revisionName, Grammar: "12 hex digits, written by the injection",
+		Doc: "the first 12 hex digits of the revision of the installation that injected the pod (spec 10 §8), written beside `" +
+			Prefix + statusName + "`; never judged, and replaced when a pod that carries it is injected"},
 }

@@ -190,13 +190,13 @@ func TestEveryOtherKeyClassifiesAsItsKindAndIsDocumented(t *testing.T) {
 			if k := Classify(Prefix + example); k.Kind != o.Kind {
 				t.Fatalf("Classify(%q) = %+v, want kind %d", Prefix+example, k, o.Kind)
 			}
-			if o.Grammar == "" || o.Doc == "" || len(o.Checks) == 0 {
+			if o.Grammar == "" || o.Doc == "" || len(o.Checks) == 0 && o.Kind != KindRevisionStamp {
 				t.Fatalf("%q lacks documentation: %+v", o.Form, o)
 			}
 		})
 		kinds[o.Kind] = true
 	}
-	for _, k := range []Kind{KindRendered, KindAlso, KindAlsoSection, KindStatus} {
+	for _, k := range []Kind{KindRendered, KindAlso, KindAlsoSection, KindStatus, KindRevisionStamp} {
 		if !kinds[k] {
 			t.Errorf("no other key of kind %d", k)
 		}
@@ -223,6 +223,8 @@ func TestClassify(t *testing.T) {
 		{"inject.cache is unknown", "dynamic-config.rs/inject.cache", KindUnknown, "", ""},
 		{"status.x is unknown", "dynamic-config.rs/status.x", KindUnknown, "", ""},
 		{"the status mark", "dynamic-config.rs/status", KindStatus, "", ""},
+		{"the revision stamp", "dynamic-config.rs/revision", KindRevisionStamp, "", ""},
+		{"revision.x is unknown", "dynamic-config.rs/revision.x", KindUnknown, "", ""},
 		{"also with a name", "dynamic-config.rs/also.extra", KindAlso, "", "extra"},
 		{"also-section with a name", "dynamic-config.rs/also-section.extra", KindAlsoSection, "", "extra"},
 		{"also without a name is unknown", "dynamic-config.rs/also", KindUnknown, "", ""},

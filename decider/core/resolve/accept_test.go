@@ -358,3 +358,26 @@ func TestInstallationValuesReachTheDecisionNormalisedWithTheirProvenance(t *test
 		t.Errorf("watch-seconds on a refusal %+v", ws)
 	}
 }
+
+func TestTheRevisionStampIsRecognisedAndThePlanWritesTheDecidingInstallations(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *decision.Facts
+	}{
+		{"a pod asking without a stamp", consulPod()},
+		{"a pod whose template was copied with another installation's stamp", consulPod("revision", "0123456789ab")},
+		{"a pod whose copied stamp is empty", consulPod("revision", "")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide(installation.Empty(), nil, tt.pod)
+			if d.Outcome != decision.OutcomeInject {
+				t.Fatalf("outcome %v, refusals %+v", d.Outcome, d.Refusals)
+			}
+			want := decision.Annotation{Key: "dynamic-config.rs/revision", Value: installation.EmptyRevision[len("sha256:") : len("sha256:")+12]}
+			if d.Plan.RevisionAnnotation != want {
+				t.Fatalf("stamp %+v, want %+v", d.Plan.RevisionAnnotation, want)
+			}
+		})
+	}
+}

@@ -114,6 +114,8 @@ func (s *state) read() {
 		case registry.KindStatus:
 			s.status = annot{key: key, value: v, set: true}
 			continue
+		case registry.KindRevisionStamp:
+			continue // the injection's own; the patch replaces it
 		case registry.KindRegistry:
 			s.def.ann[c.Row] = annot{key: key, value: v, set: true}
 			ownsEmpty = rows[c.Row].OwnsEmpty

@@ -57,9 +57,10 @@ type Comparison struct {
 // the refusals (class, reason, check, key and render; not the message,
 // which quotes values), the plan — containers, arguments, environment,
 // volumes, mounts, the status mark, the pull secret, the command rewrite:
-// what the patch would write — and the warnings. The installation revision
-// and the audit annotations that name it are not compared. Two equal
-// decisions allocate nothing.
+// what the patch would write — and the warnings. The installation revision,
+// the audit annotations that name it and the revision stamp the plan writes
+// (spec 10 §8) are not compared: they differ whenever the revisions do. Two
+// equal decisions allocate nothing.
 func Compare(active, candidate *decision.Decision) Comparison {
 	a, c := class(active.Outcome), class(candidate.Outcome)
 	var d differ

@@ -74,6 +74,13 @@ func TestTheComparisonNamesTheResultAndThePathsThatDiffer(t *testing.T) {
 				d.InstallationRevision = "sha256:candidate"
 				d.AuditAnnotations = map[string]string{"revision": "sha256:candidate"}
 			}), Same, nil},
+		{"another revision stamp alone is the same: every candidate writes its own",
+			injected(func(d *decision.Decision) {
+				d.Plan.RevisionAnnotation = decision.Annotation{Key: "dynamic-config.rs/revision", Value: "0123456789ab"}
+			}), injected(func(d *decision.Decision) {
+				d.InstallationRevision = "sha256:candidate"
+				d.Plan.RevisionAnnotation = decision.Annotation{Key: "dynamic-config.rs/revision", Value: "ba9876543210"}
+			}), Same, nil},
 		{"another agent image is changed at the image path",
 			injected(nil), injected(func(d *decision.Decision) { agent(d).Image = "ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.4.0" }),
 			Changed, []string{"containers[dynamic-config-agent].image"}},

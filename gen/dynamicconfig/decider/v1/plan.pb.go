@@ -142,9 +142,14 @@ type MutationPlan struct {
 	// command_rewrite is the application command rewrite; absent without env-inject.
 	CommandRewrite *CommandRewrite `protobuf:"bytes,5,opt,name=command_rewrite,json=commandRewrite,proto3" json:"command_rewrite,omitempty"`
 	// agents lists the agent containers to add with their placement, in op order.
-	Agents        []*AgentPlacement `protobuf:"bytes,6,rep,name=agents,proto3" json:"agents,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Agents []*AgentPlacement `protobuf:"bytes,6,rep,name=agents,proto3" json:"agents,omitempty"`
+	// revision_annotation is the revision stamp written beside the status mark (spec 10 §8):
+	// dynamic-config.rs/revision = the first 12 hex digits of the revision of the installation that
+	// decided (under a rollout's canary, the candidate's). Absent from an older decider's plans: the
+	// front door then writes no stamp.
+	RevisionAnnotation *Annotation `protobuf:"bytes,7,opt,name=revision_annotation,json=revisionAnnotation,proto3" json:"revision_annotation,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *MutationPlan) Reset() {
@@ -215,6 +220,13 @@ func (x *MutationPlan) GetCommandRewrite() *CommandRewrite {
 func (x *MutationPlan) GetAgents() []*AgentPlacement {
 	if x != nil {
 		return x.Agents
+	}
+	return nil
+}
+
+func (x *MutationPlan) GetRevisionAnnotation() *Annotation {
+	if x != nil {
+		return x.RevisionAnnotation
 	}
 	return nil
 }
@@ -1629,7 +1641,7 @@ var File_dynamicconfig_decider_v1_plan_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_plan_proto_rawDesc = "" +
 	"\n" +
-	"#dynamicconfig/decider/v1/plan.proto\x12\x18dynamicconfig.decider.v1\"\xa1\x03\n" +
+	"#dynamicconfig/decider/v1/plan.proto\x12\x18dynamicconfig.decider.v1\"\xf8\x03\n" +
 	"\fMutationPlan\x12Q\n" +
 	"\x11status_annotation\x18\x01 \x01(\v2$.dynamicconfig.decider.v1.AnnotationR\x10statusAnnotation\x12:\n" +
 	"\avolumes\x18\x02 \x03(\v2 .dynamicconfig.decider.v1.VolumeR\avolumes\x12A\n" +
@@ -1637,7 +1649,8 @@ const file_dynamicconfig_decider_v1_plan_proto_rawDesc = "" +
 	"app_mounts\x18\x03 \x03(\v2\".dynamicconfig.decider.v1.AppMountR\tappMounts\x12*\n" +
 	"\x11image_pull_secret\x18\x04 \x01(\tR\x0fimagePullSecret\x12Q\n" +
 	"\x0fcommand_rewrite\x18\x05 \x01(\v2(.dynamicconfig.decider.v1.CommandRewriteR\x0ecommandRewrite\x12@\n" +
-	"\x06agents\x18\x06 \x03(\v2(.dynamicconfig.decider.v1.AgentPlacementR\x06agents\"4\n" +
+	"\x06agents\x18\x06 \x03(\v2(.dynamicconfig.decider.v1.AgentPlacementR\x06agents\x12U\n" +
+	"\x13revision_annotation\x18\a \x01(\v2$.dynamicconfig.decider.v1.AnnotationR\x12revisionAnnotation\"4\n" +
 	"\n" +
 	"Annotation\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -1796,31 +1809,32 @@ var file_dynamicconfig_decider_v1_plan_proto_depIdxs = []int32{
 	8,  // 2: dynamicconfig.decider.v1.MutationPlan.app_mounts:type_name -> dynamicconfig.decider.v1.AppMount
 	10, // 3: dynamicconfig.decider.v1.MutationPlan.command_rewrite:type_name -> dynamicconfig.decider.v1.CommandRewrite
 	11, // 4: dynamicconfig.decider.v1.MutationPlan.agents:type_name -> dynamicconfig.decider.v1.AgentPlacement
-	5,  // 5: dynamicconfig.decider.v1.Volume.empty_dir:type_name -> dynamicconfig.decider.v1.EmptyDirVolume
-	6,  // 6: dynamicconfig.decider.v1.Volume.config_map:type_name -> dynamicconfig.decider.v1.ConfigMapVolume
-	7,  // 7: dynamicconfig.decider.v1.Volume.secret:type_name -> dynamicconfig.decider.v1.SecretVolume
-	9,  // 8: dynamicconfig.decider.v1.AppMount.mount:type_name -> dynamicconfig.decider.v1.VolumeMount
-	19, // 9: dynamicconfig.decider.v1.CommandRewrite.liveness_probe:type_name -> dynamicconfig.decider.v1.Probe
-	0,  // 10: dynamicconfig.decider.v1.AgentPlacement.list:type_name -> dynamicconfig.decider.v1.ContainerList
-	1,  // 11: dynamicconfig.decider.v1.AgentPlacement.position:type_name -> dynamicconfig.decider.v1.Position
-	12, // 12: dynamicconfig.decider.v1.AgentPlacement.container:type_name -> dynamicconfig.decider.v1.AgentContainer
-	13, // 13: dynamicconfig.decider.v1.AgentContainer.env:type_name -> dynamicconfig.decider.v1.AgentEnvVar
-	9,  // 14: dynamicconfig.decider.v1.AgentContainer.volume_mounts:type_name -> dynamicconfig.decider.v1.VolumeMount
-	16, // 15: dynamicconfig.decider.v1.AgentContainer.resources:type_name -> dynamicconfig.decider.v1.Resources
-	17, // 16: dynamicconfig.decider.v1.AgentContainer.security_context:type_name -> dynamicconfig.decider.v1.SecurityContext
-	18, // 17: dynamicconfig.decider.v1.AgentContainer.ports:type_name -> dynamicconfig.decider.v1.ContainerPort
-	19, // 18: dynamicconfig.decider.v1.AgentContainer.readiness_probe:type_name -> dynamicconfig.decider.v1.Probe
-	14, // 19: dynamicconfig.decider.v1.AgentEnvVar.secret_key_ref:type_name -> dynamicconfig.decider.v1.SecretKeyRef
-	15, // 20: dynamicconfig.decider.v1.AgentEnvVar.field_ref:type_name -> dynamicconfig.decider.v1.FieldRef
-	22, // 21: dynamicconfig.decider.v1.Resources.requests:type_name -> dynamicconfig.decider.v1.Resources.RequestsEntry
-	23, // 22: dynamicconfig.decider.v1.Resources.limits:type_name -> dynamicconfig.decider.v1.Resources.LimitsEntry
-	20, // 23: dynamicconfig.decider.v1.Probe.http_get:type_name -> dynamicconfig.decider.v1.HttpGetAction
-	21, // 24: dynamicconfig.decider.v1.Probe.exec:type_name -> dynamicconfig.decider.v1.ExecAction
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	3,  // 5: dynamicconfig.decider.v1.MutationPlan.revision_annotation:type_name -> dynamicconfig.decider.v1.Annotation
+	5,  // 6: dynamicconfig.decider.v1.Volume.empty_dir:type_name -> dynamicconfig.decider.v1.EmptyDirVolume
+	6,  // 7: dynamicconfig.decider.v1.Volume.config_map:type_name -> dynamicconfig.decider.v1.ConfigMapVolume
+	7,  // 8: dynamicconfig.decider.v1.Volume.secret:type_name -> dynamicconfig.decider.v1.SecretVolume
+	9,  // 9: dynamicconfig.decider.v1.AppMount.mount:type_name -> dynamicconfig.decider.v1.VolumeMount
+	19, // 10: dynamicconfig.decider.v1.CommandRewrite.liveness_probe:type_name -> dynamicconfig.decider.v1.Probe
+	0,  // 11: dynamicconfig.decider.v1.AgentPlacement.list:type_name -> dynamicconfig.decider.v1.ContainerList
+	1,  // 12: dynamicconfig.decider.v1.AgentPlacement.position:type_name -> dynamicconfig.decider.v1.Position
+	12, // 13: dynamicconfig.decider.v1.AgentPlacement.container:type_name -> dynamicconfig.decider.v1.AgentContainer
+	13, // 14: dynamicconfig.decider.v1.AgentContainer.env:type_name -> dynamicconfig.decider.v1.AgentEnvVar
+	9,  // 15: dynamicconfig.decider.v1.AgentContainer.volume_mounts:type_name -> dynamicconfig.decider.v1.VolumeMount
+	16, // 16: dynamicconfig.decider.v1.AgentContainer.resources:type_name -> dynamicconfig.decider.v1.Resources
+	17, // 17: dynamicconfig.decider.v1.AgentContainer.security_context:type_name -> dynamicconfig.decider.v1.SecurityContext
+	18, // 18: dynamicconfig.decider.v1.AgentContainer.ports:type_name -> dynamicconfig.decider.v1.ContainerPort
+	19, // 19: dynamicconfig.decider.v1.AgentContainer.readiness_probe:type_name -> dynamicconfig.decider.v1.Probe
+	14, // 20: dynamicconfig.decider.v1.AgentEnvVar.secret_key_ref:type_name -> dynamicconfig.decider.v1.SecretKeyRef
+	15, // 21: dynamicconfig.decider.v1.AgentEnvVar.field_ref:type_name -> dynamicconfig.decider.v1.FieldRef
+	22, // 22: dynamicconfig.decider.v1.Resources.requests:type_name -> dynamicconfig.decider.v1.Resources.RequestsEntry
+	23, // 23: dynamicconfig.decider.v1.Resources.limits:type_name -> dynamicconfig.decider.v1.Resources.LimitsEntry
+	20, // 24: dynamicconfig.decider.v1.Probe.http_get:type_name -> dynamicconfig.decider.v1.HttpGetAction
+	21, // 25: dynamicconfig.decider.v1.Probe.exec:type_name -> dynamicconfig.decider.v1.ExecAction
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_plan_proto_init() }

@@ -48,6 +48,16 @@ func (m *MutationPlan) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.RevisionAnnotation != nil {
+		size, err := m.RevisionAnnotation.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x3a
+	}
 	if len(m.Agents) > 0 {
 		for iNdEx := len(m.Agents) - 1; iNdEx >= 0; iNdEx-- {
 			size, err := m.Agents[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
@@ -1438,6 +1448,10 @@ func (m *MutationPlan) SizeVT() (n int) {
 			n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
 		}
 	}
+	if m.RevisionAnnotation != nil {
+		l = m.RevisionAnnotation.SizeVT()
+		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -2218,6 +2232,42 @@ func (m *MutationPlan) UnmarshalVT(dAtA []byte) error {
 			}
 			m.Agents = append(m.Agents, &AgentPlacement{})
 			if err := m.Agents[len(m.Agents)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RevisionAnnotation", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protohelpers.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.RevisionAnnotation == nil {
+				m.RevisionAnnotation = &Annotation{}
+			}
+			if err := m.RevisionAnnotation.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex
