@@ -7,7 +7,7 @@
 #                       entrypoint, labels, and the extracted binary runs `version`)
 #   make version-check  scripts/version.sh's rules in a scratch repository (version-test.sh);
 #                       the binary, the image and the packaged chart carry the same
-#                       version; on a release tag, Chart.yaml and CHANGELOG.md name it
+#                       version; on a release commit, Chart.yaml names it (docs/releasing.md)
 #   make publish REGISTRY=host:port/path
 #                       push the multi-arch image index (PUBLISH_PLATFORMS) as
 #                       REGISTRY/dynamic-config:TAG and the chart as
@@ -85,3 +85,7 @@ publish: chart-package ## push the multi-arch image index and the chart to REGIS
 publish-check: chart-tools ## make publish into an in-process registry; pull back and check both platforms, the digests and the chart
 	cd tools && PUBLISH_CHECK=1 PUBLISH_VERSION=$(VERSION) PUBLISH_REVISION=$(REVISION) PUBLISH_DIR=$(abspath $(PUBLISH_DIR)) \
 		HELM="$(CHART_ENV) $(CHART_HELM)" $(GO) test -count=1 -timeout 30m -run TestPublish ./ociimage/
+
+.PHONY: release-tag
+release-tag: ## tag the release commit vX.Y.Z (docs/releasing.md); refuses on any other commit
+	tag="$$(scripts/version.sh --tag)" && git tag -a "$$tag" -m "dynamic-config $$tag" && echo "tagged $$tag"
