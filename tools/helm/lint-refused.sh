@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Values the chart refuses fail `helm lint --strict` (make chart-lint, issue 40 item 10): the
 # schema's refusals, and the cross-field rules of templates/_validate.tpl, which helm lint's
-# no-op `fail` used to let through. Usage: lint-refused.sh CHART (HELM: the helm command line).
+# no-op `fail` used to let through. Usage: lint-refused.sh CHART (HELM: the helm command line,
+# with VAR=value assignments first, as make passes it).
 set -euo pipefail
 chart="$1"
 # shellcheck disable=SC2206 # HELM is a command line on purpose
@@ -13,7 +14,7 @@ n=0
 while IFS='|' read -r args want; do
 	[ -n "$args" ] || continue
 	# shellcheck disable=SC2086 # the arguments are split on purpose
-	if "${helm[@]}" lint --strict "$chart" $args >"$out" 2>&1; then
+	if env "${helm[@]}" lint --strict "$chart" $args >"$out" 2>&1; then
 		echo "lint-refused: helm lint --strict passed with $args, which the chart refuses ($want)" >&2
 		exit 1
 	fi
