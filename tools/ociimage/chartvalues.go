@@ -67,11 +67,17 @@ func setValuesLine(text, path, value string) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-// copyChart copies the chart directory src to dst (made; must not exist).
+// copyChart copies the chart directory src to dst (made; must not exist),
+// but for its Go files: the chart's Go package (which the packaged chart
+// leaves out, .helmignore) must not reappear as a second package of the
+// module under bin/.
 func copyChart(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			return nil
 		}
 		rel, err := filepath.Rel(src, p)
 		if err != nil {

@@ -235,6 +235,43 @@ func TestSignIsVerifiedAndNotRepeated(t *testing.T) {
 	}
 }
 
+// TestChartValuesCopiesTheChartWithoutItsGoPackage: the copy make publish
+// packages holds the chart's files, values.yaml edited, and no .go file
+// (it would be a second copy of package chart inside the module).
+func TestChartValuesCopiesTheChartWithoutItsGoPackage(t *testing.T) {
+	src := t.TempDir()
+	for name, text := range map[string]string{
+		"Chart.yaml":          "name: c\n",
+		"values.yaml":         "image:\n  repository: x\n",
+		"templates/a.yaml":    "a: 1\n",
+		"chart.go":            "package chart\n",
+		"templates/tests.tpl": "{{/* */}}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	if err := runChartValues([]string{"--chart", src, "--out", out, "--set", "image.repository=127.0.0.1:5000/team/dynamic-config"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(out, filepath.Base(src))
+	for _, name := range []string{"Chart.yaml", "templates/a.yaml", "templates/tests.tpl"} {
+		if _, err := os.Stat(filepath.Join(dst, name)); err != nil {
+			t.Errorf("the copy lacks %s: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dst, "chart.go")); err == nil {
+		t.Error("the copy holds chart.go")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, "values.yaml")); string(got) != "image:\n  repository: 127.0.0.1:5000/team/dynamic-config\n" {
+		t.Errorf("the copy's values.yaml is %q", got)
+	}
+}
+
 // TestChartValuesSetsTheImagesAndKeepsTheComments: the published chart's
 // values.yaml names the pushed images, every other line unchanged.
 func TestChartValuesSetsTheImagesAndKeepsTheComments(t *testing.T) {
