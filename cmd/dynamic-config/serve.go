@@ -56,6 +56,7 @@ type serveFlags struct {
 	classesFile            string
 	pprof                  bool
 	tracing                tracingFlags
+	decisionCache          decisionCacheFlags
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -77,6 +78,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.completeValues("on-decider-error", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.completeValues("on-decider-error-validate", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
+	s.decisionCache.register(fs)
 	s.tracing.register(fs)
 }
 
@@ -97,11 +99,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") {
+	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") || !f.decisionCache.valid(stderr, "serve") {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
-	certFile, keyFile, err := serveTLSFiles(f)
+	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsGenerate, f.tlsCert, f.tlsKey)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -132,6 +134,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		MessageBudget: budget,
 		ShutdownGrace: serveShutdownGrace,
 		Classes:       deciderd.Classes{File: f.classesFile},
+		Version:       currentVersion().Build(),
 		Tracing:       tr,
 		Registry:      reg,
 		Logger:        logger,
@@ -150,6 +153,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		OnDeciderErrorValidate: f.onDeciderErrorValidate,
 		MaxRequestBytes:        f.maxRequestBytes,
 		ShutdownGrace:          serveShutdownGrace,
+		DecisionCache:          f.decisionCache.cfg,
 		Tracing:                tr,
 		Registry:               reg,
 		Logger:                 logger,
@@ -186,7 +190,7 @@ func (s *serveFlags) valid(stderr io.Writer) bool {
 			return false
 		}
 	}
-	if err := checkFailureFlags(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnDeciderError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return false
 	}
@@ -218,25 +222,6 @@ func (s *serveFlags) installationOptions() (installationloader.Options, func(), 
 	}
 	opts.DocumentPath = path
 	return opts, cleanup, nil
-}
-
-// serveTLSFiles resolves the front door's TLS files: --tls-cert/--tls-key,
-// or the pair --tls-generate writes; "" = plain HTTP.
-func serveTLSFiles(f serveFlags) (certFile, keyFile string, err error) {
-	hasPair := f.tlsCert != "" || f.tlsKey != ""
-	switch {
-	case f.tlsGenerate != "" && hasPair:
-		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
-	case f.tlsGenerate != "":
-		gen, err := frontdoord.GenerateLoopbackTLS(f.tlsGenerate)
-		if err != nil {
-			return "", "", err
-		}
-		return gen.Cert, gen.Key, nil
-	case hasPair && (f.tlsCert == "" || f.tlsKey == ""):
-		return "", "", errors.New("--tls-cert and --tls-key go together")
-	}
-	return f.tlsCert, f.tlsKey, nil
 }
 
 // writeEmbeddedInstallation writes the embedded document to a private
