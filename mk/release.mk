@@ -31,7 +31,9 @@
 #                       in-process on 127.0.0.1 (a source holding a stand-in agent image, and
 #                       the destination); pull everything back, render the chart from the
 #                       registry with no --set and no --version, verify the signatures with
-#                       cosign's own code (tools/cosign)
+#                       cosign's own code (tools/cosign); then the published binary of this
+#                       machine's platform verifies https:// peers against the public roots it
+#                       carries, with no system roots (issue 40 item 5)
 #
 # VERSION (Makefile) comes from scripts/version.sh; docker build takes the same:
 #   docker build --build-arg VERSION=$(make -s print-version) --build-arg REVISION=$(git rev-parse HEAD) .
@@ -120,10 +122,12 @@ cosign-key-pair: ## write cosign.key (encrypted with COSIGN_PASSWORD) and cosign
 $(COSIGN_VERIFY): tools/cosign/go.mod tools/cosign/go.sum tools/cosign/main.go
 	cd tools/cosign && $(GO) build -o $(abspath $@) .
 
-publish-check: chart-tools $(COSIGN_VERIFY) ## make publish (image, agent mirror, signatures) into in-process registries; install the chart with no --set; verify with cosign's code
+publish-check: chart-tools $(COSIGN_VERIFY) ## make publish (image, agent mirror, signatures) into in-process registries; install the chart with no --set; verify with cosign's code; the published binary's CA roots
 	cd tools && PUBLISH_CHECK=1 PUBLISH_VERSION=$(VERSION) PUBLISH_REVISION=$(REVISION) PUBLISH_DIR=$(abspath $(PUBLISH_DIR)) \
 		HELM="$(CHART_ENV) $(CHART_HELM)" COSIGN_VERIFY=$(abspath $(COSIGN_VERIFY)) \
 		$(GO) test -count=1 -timeout 30m -run TestPublish ./ociimage/
+	DYNAMIC_CONFIG_ROOTS_BINARY=$(abspath $(PUBLISH_DIR))/linux-$(shell $(GO) env GOARCH)/dynamic-config \
+		$(GO) test -count=1 -run TestTheHTTPSClientsVerifyAgainstPublicRootsWhenTheSystemHasNone ./cmd/dynamic-config/
 
 .PHONY: release-tag
 release-tag: ## tag the release commit vX.Y.Z (docs/releasing.md); refuses on any other commit
