@@ -30,10 +30,12 @@ app="$(tar -xzOf "$pkg" dynamic-config/Chart.yaml | sed -n 's/^appVersion: *"\{0
 tags="$(env $HELM template dynamic-config "$pkg" --namespace dynamic-config | grep -o '/dynamic-config:[^" ]*' | sed 's/.*://' | sort -u)"
 [ "$tags" = "$tag" ] || fail "the packaged chart deploys the image tag(s) \"$tags\", want $tag"
 
-# On a release tag, the committed chart and the changelog name the release.
-if git describe --tags --exact-match --match 'v[0-9]*.[0-9]*.[0-9]*' HEAD >/dev/null 2>&1; then
-	committed="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART_DIR/Chart.yaml")"
-	[ "$committed" = "$chart_version" ] || fail "release $VERSION: $CHART_DIR/Chart.yaml has appVersion \"$committed\""
-	grep -q "^## \[$chart_version\]" CHANGELOG.md || fail "release $VERSION: CHANGELOG.md has no \"## [$chart_version]\" section"
+# On a release commit (scripts/version.sh --tag: the commit that added CHANGELOG.md's newest
+# "## [X.Y.Z]"), the committed chart names the release.
+if release_tag="$(scripts/version.sh --tag 2>/dev/null)"; then
+	for key in version appVersion; do
+		committed="$(sed -n "s/^$key: *\"\{0,1\}\([^\" ]*\)\"\{0,1\}.*$/\1/p" "$CHART_DIR/Chart.yaml")"
+		[ "$committed" = "${release_tag#v}" ] || fail "release $release_tag: $CHART_DIR/Chart.yaml has $key \"$committed\""
+	done
 fi
 echo "version-check: binary, chart ($chart_version) and image tag ($tag) agree on $VERSION"

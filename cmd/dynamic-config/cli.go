@@ -12,11 +12,11 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 )
 
-// runCommandLine is the command tree (cobra): the subcommands of main.go,
-// --version, `completion bash|zsh|fish` and the shells' __complete hook.
+// run runs the command line and returns the exit code: the command tree
+// (cobra) of the subcommands of main.go, --version, `completion bash|zsh|fish` and the shells' __complete hook.
 // Each subcommand parses its own flags (flags.go, pflag), so cobra hands it
 // the arguments as they are.
-func runCommandLine(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitOK
 	root := newRootCommand(args, stdin, stdout, stderr, &code)
 	if msg, ok := unknownCommand(root, args); ok {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 
+	_ "golang.org/x/crypto/x509roots/fallback" // public CA roots where the system has none (the image: issue 40)
+
 	"github.com/dynamic-config-admission/dynamic-config/internal/memlimit"
 )
 
@@ -62,9 +64,4 @@ var groupSummaries = map[string]string{
 func main() {
 	memlimit.Apply(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// run runs the command line (cli.go) and returns the exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runCommandLine(args, stdin, stdout, stderr)
 }

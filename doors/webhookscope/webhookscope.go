@@ -31,6 +31,12 @@ const asksConditionName = "asks-for-dynamic-config"
 // DefaultReleaseNamespace is the namespace the chart README installs into.
 const DefaultReleaseNamespace = "dynamic-config"
 
+// validateOnlyExcluded is kept out of the env-policy webhook (/validate)
+// beside the namespaces both webhooks exclude: kube-public holds the
+// cluster's public bootstrap data (cluster-info), no team's workloads, and
+// nothing there should wait on the front door (issue 40 item 10).
+const validateOnlyExcluded = "kube-public"
+
 // Scope is what the chart's webhook configurations select, from the
 // chart values (--values) or the chart's defaults.
 type Scope struct {
@@ -100,9 +106,13 @@ func (s *Scope) Reach(pod bool, namespace string, objLabels map[string]string, r
 	if !pod {
 		r.Path = "/validate"
 	}
-	if slices.Contains(s.excludeNamespaces, namespace) {
+	excluded := s.excludeNamespaces
+	if !pod && !slices.Contains(excluded, validateOnlyExcluded) {
+		excluded = append(slices.Clip(excluded), validateOnlyExcluded)
+	}
+	if slices.Contains(excluded, namespace) {
 		r.Blocked = append(r.Blocked, fmt.Sprintf("namespace %q is excluded by the chart's namespaceSelector (%s)",
-			namespace, strings.Join(s.excludeNamespaces, ", ")))
+			namespace, strings.Join(excluded, ", ")))
 	}
 	if pod {
 		if !facts.HasPrefixedAnnotation(raw) {

@@ -31,7 +31,11 @@ func TestReachSaysWhetherTheAPIServerCallsTheWebhook(t *testing.T) {
 			want: Reach{Path: "/mutate", Blocked: []string{"the pod has no dynamic-config.rs/ annotation key (the webhook's matchCondition asks-for-dynamic-config)"}},
 			text: "webhook /mutate: never called: the pod has no dynamic-config.rs/ annotation key (the webhook's matchCondition asks-for-dynamic-config) (the decision below is what it would answer)"},
 		{name: "the release namespace is excluded, for workloads too", namespace: DefaultReleaseNamespace, raw: silent,
-			want: Reach{Path: "/validate", Blocked: []string{`namespace "dynamic-config" is excluded by the chart's namespaceSelector (kube-system, kube-node-lease, dynamic-config)`}}},
+			want: Reach{Path: "/validate", Blocked: []string{`namespace "dynamic-config" is excluded by the chart's namespaceSelector (kube-system, kube-node-lease, dynamic-config, kube-public)`}}},
+		{name: "kube-public is excluded from /validate by default", namespace: "kube-public", raw: silent,
+			want: Reach{Path: "/validate", Blocked: []string{`namespace "kube-public" is excluded by the chart's namespaceSelector (kube-system, kube-node-lease, dynamic-config, kube-public)`}}},
+		{name: "a pod that asks in kube-public still reaches /mutate", pod: true, namespace: "kube-public", raw: asking,
+			want: Reach{Path: "/mutate", Reached: true}, text: "webhook /mutate: called"},
 		{name: "the installer's selector, gating and conditions count", values: values, pod: true, namespace: "shop", labels: map[string]string{"inject": "enabled"}, raw: asking,
 			want: Reach{Path: "/mutate", Reached: true, Provided: []string{
 				`the installer's matchCondition "not-batch" is true (not evaluated offline)`,

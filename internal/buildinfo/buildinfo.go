@@ -48,7 +48,7 @@ func Read(stamped, agentImage string, read func() (*debug.BuildInfo, bool)) Info
 		v.Version = info.Main.Version
 	case v.Revision != "":
 		// a plain go build in a checkout: scripts/version.sh's form
-		// without a release tag
+		// before any release (a build cannot read CHANGELOG.md)
 		v.Version = "v0.0.0-dev+" + shortRevision(v.Revision)
 		if v.Modified {
 			v.Version += ".dirty"

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -83,7 +82,7 @@ func parseTag(ref string, insecure bool) (name.Tag, error) {
 // credentials of ~/.docker/config.json (docker login) if any, and returns
 // the index's digest.
 func pushIndex(idx v1.ImageIndex, tag name.Tag) (v1.Hash, error) {
-	if err := remote.WriteIndex(tag, idx, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+	if err := remote.WriteIndex(tag, idx, registryOptions()...); err != nil {
 		return v1.Hash{}, fmt.Errorf("push %s: %w", tag, err)
 	}
 	return idx.Digest()

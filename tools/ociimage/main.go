@@ -15,22 +15,47 @@
 //	go run ./ociimage push --binary linux/amd64=PATH --binary linux/arm64=PATH \
 //	    --version v1.2.3 --revision $(git rev-parse HEAD) \
 //	    --ref registry.example.com/team/dynamic-config:v1.2.3 [--insecure]
+//
+// The other modes of make publish and make mirror-agent:
+//
+//	go run ./ociimage mirror --chart ../charts/dynamic-config --to registry.example.com/team \
+//	    [--from-repository cache.example.com/dynamic-config-agent]
+//	    copies the chart's agent image (every platform, the same digest, and its
+//	    cosign signatures) to registry.example.com/team/dynamic-config-agent:<tag>
+//	go run ./ociimage chart-values --chart ../charts/dynamic-config --out DIR \
+//	    --set image.repository=registry.example.com/team/dynamic-config
+//	    the chart copied with the values that name the published images
+//	go run ./ociimage generate-key-pair   cosign.key and cosign.pub (COSIGN_PASSWORD)
+//	go run ./ociimage sign --key cosign.key REF...
+//	    cosign-compatible signatures of an image index or a chart (cosign verify --key)
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 )
 
+// modes are the subcommands beside the default (write the image tarball).
+var modes = map[string]func(args []string, stdout io.Writer) error{
+	"push":              runPush,
+	"mirror":            runMirror,
+	"chart-values":      runChartValues,
+	"sign":              runSign,
+	"generate-key-pair": runGenerateKeyPair,
+}
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "push" {
-		if err := runPush(os.Args[2:], os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "ociimage push: %v\n", err)
-			os.Exit(1)
+	if len(os.Args) > 1 {
+		if mode, ok := modes[os.Args[1]]; ok {
+			if err := mode(os.Args[2:], os.Stdout); err != nil {
+				fmt.Fprintf(os.Stderr, "ociimage %s: %v\n", os.Args[1], err)
+				os.Exit(1)
+			}
+			return
 		}
-		return
 	}
 	var spec imageSpec
 	var out string

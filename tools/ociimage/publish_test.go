@@ -3,9 +3,8 @@ package main
 import (
 	"archive/tar"
 	"debug/elf"
+	"fmt"
 	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/random"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -29,37 +28,78 @@ var publishedPlatforms = []struct {
 	{v1.Platform{OS: "linux", Architecture: "arm64"}, elf.EM_AARCH64},
 }
 
-// TestPublishPushesBothPlatformsAndTheChartToARegistry runs `make publish`
-// against a registry started in this process on 127.0.0.1 (make
-// publish-check sets PUBLISH_CHECK, PUBLISH_VERSION, PUBLISH_REVISION,
-// PUBLISH_DIR and HELM), then pulls everything back: the index names
-// exactly linux/amd64 and linux/arm64, each manifest is the image built
-// from that platform's binary (same digest), its config and its binary
-// are that platform's, a CycloneDX SBOM of that binary refers to it, and
-// the chart pulls with helm and renders.
-func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
+// TestPublishPushesBothPlatformsTheAgentMirrorAndTheSignedChart runs
+// `make publish MIRROR_AGENT=1 COSIGN_KEY=…` between two registries started
+// in this process on 127.0.0.1 — a source holding a signed stand-in of the
+// chart's agent image, and the destination (make publish-check sets
+// PUBLISH_CHECK, PUBLISH_VERSION, PUBLISH_REVISION, PUBLISH_DIR, HELM and
+// COSIGN_VERIFY) — as a release (the core of PUBLISH_VERSION), then pushes
+// a later pre-release of the chart, and pulls everything back: the index
+// names exactly linux/amd64 and linux/arm64, each manifest is the image
+// built from that platform's binary (same digest), its config and its
+// binary are that platform's, a CycloneDX SBOM of that binary with the
+// modules' licences refers to it; the agent image is in the destination
+// with its digest and signature; the chart renders from
+// oci://REGISTRY/charts/dynamic-config with no --set and no --version as
+// the release, with the pushed image and the mirrored agent; cosign's own
+// verification (tools/cosign) accepts the index's, the chart's and the
+// mirrored agent's signatures.
+func TestPublishPushesBothPlatformsTheAgentMirrorAndTheSignedChart(t *testing.T) {
 	if os.Getenv("PUBLISH_CHECK") == "" {
 		t.Skip("PUBLISH_CHECK is not set: make publish-check runs this test")
 	}
-	version, revision, dir := os.Getenv("PUBLISH_VERSION"), os.Getenv("PUBLISH_REVISION"), os.Getenv("PUBLISH_DIR")
+	devVersion, revision, dir := os.Getenv("PUBLISH_VERSION"), os.Getenv("PUBLISH_REVISION"), os.Getenv("PUBLISH_DIR")
 	helm := strings.Fields(os.Getenv("HELM"))
-	if version == "" || dir == "" || len(helm) == 0 {
-		t.Fatal("make publish-check sets PUBLISH_VERSION, PUBLISH_DIR and HELM")
+	cosignVerify := os.Getenv("COSIGN_VERIFY")
+	if devVersion == "" || dir == "" || len(helm) == 0 || cosignVerify == "" {
+		t.Fatal("make publish-check sets PUBLISH_VERSION, PUBLISH_DIR, HELM and COSIGN_VERIFY")
 	}
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	defer srv.Close()
-	host := strings.TrimPrefix(srv.URL, "http://")
-	if !strings.HasPrefix(host, "127.0.0.1:") {
-		t.Fatalf("the registry listens on %s, want 127.0.0.1 only", host)
-	}
+	version, later := releaseAndLater(t, devVersion)
+	source, host := startRegistry(t), startRegistry(t)
 	reg := host + "/team"
+	chartDir := filepath.Join("..", "..", "charts", "dynamic-config")
 
+	// The agent project's image, as its registry would serve it: a
+	// two-platform index under the chart's agent tag, signed with its key.
+	agentRepo := source + "/dynamic-config-rs/dynamic-config-agent"
+	agentRef, err := chartAgentImage(chartDir, agentRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := name.ParseReference(agentRef, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentIndex, err := random.Index(512, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(agent, agentIndex); err != nil {
+		t.Fatal(err)
+	}
+	agentDigest, _ := agentIndex.Digest()
+	agentKey, agentPub, _ := testKeyPair(t)
+	agentSigner, err := loadSigner(agentKey, []byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := signDigest(agent.Context().Digest(agentDigest.String()), agentSigner); err != nil {
+		t.Fatal(err)
+	}
+
+	key, pub, verifier := testKeyPair(t)
 	publish := exec.Command("make", "-C", filepath.Join("..", ".."), "--no-print-directory", "publish",
 		"REGISTRY="+reg, "PUBLISH_INSECURE=1", "VERSION="+version, "REVISION="+revision,
+		"MIRROR_AGENT=1", "MIRROR_AGENT_FROM="+agentRepo, "COSIGN_KEY="+key,
 		"HELM_REGISTRY_CONFIG="+filepath.Join(t.TempDir(), "registry.json"))
+	publish.Env = append(os.Environ(), PasswordEnv+"=pw")
 	if out, err := publish.CombinedOutput(); err != nil {
 		t.Fatalf("make publish: %v\n%s", err, out)
 	}
+	// A later development build's chart: helm must not take it without --devel.
+	laterDir := t.TempDir()
+	runHelm(t, helm, "package", filepath.Join(dir, "chart", "dynamic-config"), "--version", later, "--app-version", later, "-d", laterDir)
+	runHelm(t, helm, "push", filepath.Join(laterDir, "dynamic-config-"+later+".tgz"), "oci://"+reg+"/charts", "--plain-http")
 
 	tag := imageTag(version)
 	ref, err := name.NewTag(reg+"/dynamic-config:"+tag, name.Insecure)
@@ -122,16 +162,82 @@ func TestPublishPushesBothPlatformsAndTheChartToARegistry(t *testing.T) {
 		})
 	}
 
-	t.Run("the chart pulls with helm and renders the pushed image", func(t *testing.T) {
-		chartVersion := strings.TrimPrefix(version, "v")
-		out := t.TempDir()
-		runHelm(t, helm, "pull", "oci://"+reg+"/charts/dynamic-config", "--version", chartVersion, "--plain-http", "-d", out)
-		rendered := runHelm(t, helm, "template", "dynamic-config", filepath.Join(out, "dynamic-config-"+chartVersion+".tgz"),
-			"--namespace", "dynamic-config", "--set", "image.repository="+reg+"/dynamic-config")
-		if want := `image: "` + reg + "/dynamic-config:" + tag + `"`; !strings.Contains(rendered, want) {
-			t.Errorf("the pulled chart's render has no %q", want)
+	mirrored := reg + "/dynamic-config-agent:" + agent.Identifier()
+	t.Run("the agent image is mirrored with its digest and signature", func(t *testing.T) {
+		ref, err := name.NewTag(mirrored, name.Insecure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, err := remote.Index(ref)
+		if err != nil {
+			t.Fatalf("the destination has no %s: %v", mirrored, err)
+		}
+		if d, _ := idx.Digest(); d != agentDigest {
+			t.Errorf("the mirrored agent is %s, the source's %s", d, agentDigest)
+		}
+		runCosignVerify(t, cosignVerify, agentPub, mirrored)
+	})
+
+	t.Run("the chart installs from the registry with no --set and no --version", func(t *testing.T) {
+		rendered := runHelm(t, helm, "template", "dynamic-config", "oci://"+reg+"/charts/dynamic-config",
+			"--plain-http", "--namespace", "dynamic-config")
+		for _, want := range []string{
+			"helm.sh/chart: dynamic-config-" + imageTag(strings.TrimPrefix(version, "v")),
+			`image: "` + reg + "/dynamic-config:" + tag + `"`,
+			mirrored,
+		} {
+			if !strings.Contains(rendered, want) {
+				t.Errorf("the chart helm takes by default renders no %q", want)
+			}
+		}
+		if strings.Contains(rendered, later) || strings.Contains(rendered, agentRepo) {
+			t.Errorf("the default render names the pre-release %s or the agent's source %s", later, agentRepo)
 		}
 	})
+
+	t.Run("the index and the chart carry signatures cosign verifies", func(t *testing.T) {
+		chartRef := reg + "/charts/dynamic-config:" + imageTag(strings.TrimPrefix(version, "v"))
+		for _, r := range []string{ref.String(), chartRef} {
+			d, err := resolveDigest(r, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := verifiedSignatures(t, d, verifier); n != 1 {
+				t.Errorf("%s: %d signatures the key verifies, want 1", r, n)
+			}
+		}
+		runCosignVerify(t, cosignVerify, pub, ref.String(), chartRef)
+		_, otherPub, _ := testKeyPair(t)
+		cmd := exec.Command(cosignVerify, "--key", otherPub, "--insecure", ref.String())
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("cosign-verify with another key accepted %s:\n%s", ref, out)
+		}
+	})
+}
+
+// releaseAndLater are the release make publish-check publishes (the core
+// vX.Y.Z of the build's version) and a later pre-release of its chart
+// (X.Y.(Z+1)-dev.1+later).
+func releaseAndLater(t *testing.T, version string) (string, string) {
+	t.Helper()
+	core, _, _ := strings.Cut(strings.TrimPrefix(version, "v"), "+")
+	core, _, _ = strings.Cut(core, "-")
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(core, "%d.%d.%d", &major, &minor, &patch); err != nil {
+		t.Fatalf("the version %s: %v", version, err)
+	}
+	return "v" + core, fmt.Sprintf("%d.%d.%d-dev.1+later", major, minor, patch+1)
+}
+
+// runCosignVerify runs tools/cosign's verifier (cosign's own code) with the
+// public key on refs.
+func runCosignVerify(t *testing.T, cosignVerify, pub string, refs ...string) {
+	t.Helper()
+	out, err := exec.Command(cosignVerify, append([]string{"--key", pub, "--insecure"}, refs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cosign-verify %s: %v\n%s", strings.Join(refs, " "), err, out)
+	}
+	t.Log(strings.TrimSpace(string(out)))
 }
 
 // pulledBinaryMachine reads the binary out of the image's one layer and

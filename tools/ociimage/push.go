@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // binaryFlags is the repeated --binary (and --sbom) flag of the push mode.
@@ -81,4 +84,10 @@ func runPush(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// registryOptions are the options of every registry call: the credentials
+// of ~/.docker/config.json (docker login), if any.
+func registryOptions() []remote.Option {
+	return []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/partial"
@@ -129,7 +128,7 @@ func pushSBOMs(idx v1.ImageIndex, sboms []platformBinary, tag name.Tag) (map[str
 		if err != nil {
 			return nil, err
 		}
-		if err := remote.Write(tag.Context().Digest(digest.String()), art, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+		if err := remote.Write(tag.Context().Digest(digest.String()), art, registryOptions()...); err != nil {
 			return nil, fmt.Errorf("push the %s SBOM: %w", s.Platform, err)
 		}
 		pushed[s.Platform.String()] = digest

@@ -16,7 +16,8 @@ import (
 // checkPublishedSBOM finds, among the referrers of the image subject in
 // repo, the one CycloneDX artifact, and checks that it describes binary:
 // the SBOM's recorded SHA-256 of the binary, its GOARCH and the main
-// module's version.
+// module's version, and a licence for every module it lists (issue 40
+// item 10: cyclonedx-gomod -licenses -assert-licenses).
 func checkPublishedSBOM(t *testing.T, repo name.Repository, subject v1.Hash, binary, arch, version string) {
 	t.Helper()
 	referrers, err := remote.Referrers(repo.Digest(subject.String()))
@@ -54,8 +55,12 @@ func checkPublishedSBOM(t *testing.T, repo name.Repository, subject v1.Hash, bin
 	}
 	defer rc.Close()
 	var bom struct {
-		BOMFormat string `json:"bomFormat"`
-		Metadata  struct {
+		BOMFormat  string `json:"bomFormat"`
+		Components []struct {
+			Name     string            `json:"name"`
+			Licenses []json.RawMessage `json:"licenses"`
+		} `json:"components"`
+		Metadata struct {
 			Component struct {
 				Version string `json:"version"`
 			} `json:"component"`
@@ -86,5 +91,14 @@ func checkPublishedSBOM(t *testing.T, repo name.Repository, subject v1.Hash, bin
 		if c.got != c.want {
 			t.Errorf("the SBOM's %s is %q, want %q", c.what, c.got, c.want)
 		}
+	}
+	var unlicensed []string
+	for _, c := range bom.Components {
+		if len(c.Licenses) == 0 {
+			unlicensed = append(unlicensed, c.Name)
+		}
+	}
+	if len(bom.Components) == 0 || len(unlicensed) > 0 {
+		t.Errorf("the SBOM lists %d modules, %d without a licence: %v", len(bom.Components), len(unlicensed), unlicensed)
 	}
 }

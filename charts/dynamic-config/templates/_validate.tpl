@@ -97,6 +97,10 @@ whole number as well: there it is unambiguous. */ -}}
 
 {{- if $problems -}}
 {{- fail (printf "\n%s" (join "\n" $problems)) -}}
+{{- /* Only `helm lint` gets here: it renders with fail as a no-op. Fail it all the same
+       (an include of no template is an error in every mode), so refused values fail
+       `helm lint --strict` too; the message is the template name it asks for. */ -}}
+{{- include (printf "the chart refuses these values:\n%s\n" (join "\n" $problems)) . -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -114,9 +114,13 @@ func get(o any, path ...string) any {
 	return o
 }
 
+// isHook reports whether o is a Helm hook or exists only for one: the
+// install proof's ServiceAccount, Role and RoleBinding (component
+// install-proof) are ordinary release objects that kustomize, having no
+// hooks, has no use for.
 func isHook(o object) bool {
 	_, ok := get(o, "metadata", "annotations", "helm.sh/hook").(string)
-	return ok
+	return ok || str(o, "metadata", "labels", "app.kubernetes.io/component") == "install-proof"
 }
 
 // installationVariables are the names the front door refuses (spec 02 §2 #1–#27 and the
