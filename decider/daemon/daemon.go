@@ -29,6 +29,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/leader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -42,6 +43,7 @@ type Decider struct {
 	classes  *classes.Store // nil: classes off
 	server   *server.Server
 	registry *prometheus.Registry
+	rollouts *rolloutstate.State
 	addr     net.Addr
 	done     chan struct{} // closed once the gRPC server stopped serving
 	err      error         // the server's run-time failure; read after done
@@ -71,6 +73,9 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		cfg.MessageBudget = msgbudget.Bytes(0)
 	}
 	logger, reg := cfg.Logger, cfg.Registry
+	if err := cfg.checkRollout(); err != nil {
+		return nil, err
+	}
 	tlsConfig, err := cfg.serverTLS(ctx)
 	if err != nil {
 		return nil, err
@@ -83,6 +88,7 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		fol   *follower.Follower
 		lead  *leader.Leader
 		srv   *server.Server
+		ro    rollouts
 	)
 	refreshed := make(chan struct{}) // closed once srv is set
 	refresh := func() {
@@ -115,12 +121,14 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		}
 		logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
 		store = installationloader.NewStore(inst)
-		lead = leader.New(store, leader.Config{Cluster: cfg.Cluster, Logger: logger, Metrics: metrics.NewLeader(reg)})
+		ro = cfg.startRollouts(store, m, logger)
+		lead = leader.New(store, leader.Config{Cluster: cfg.Cluster, Logger: logger, Metrics: metrics.NewLeader(reg), Rollouts: ro.store})
 		scfg.Sync = lead
 		go lead.Run(ctx)
 	} else {
 		store = installationloader.NewStore(nil)
-		if fol, err = cfg.startFollower(store, m, refresh); err != nil {
+		ro = cfg.startRollouts(store, m, logger)
+		if fol, err = cfg.startFollower(store, ro, m, refresh); err != nil {
 			return nil, err
 		}
 		scfg.Serving = fol.Serving
@@ -148,7 +156,8 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 	if cs != nil {
 		scfg.ClassesSynced = cs.Synced
 	}
-	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing)
+	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing).
+		WithRollouts(ro.state)
 	if fol != nil {
 		svc.WithFollower(fol)
 	} else {
@@ -170,10 +179,11 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		role = "follower"
 		go fol.Run(ctx)
 	} else if cfg.Installation.Given == nil {
-		go installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead})
+		go installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead, ro.state})
+		ro.watch(ctx, cfg, lead)
 	}
 
-	d := &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, addr: lis.Addr(), done: make(chan struct{})}
+	d := &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, rollouts: ro.state, addr: lis.Addr(), done: make(chan struct{})}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)
