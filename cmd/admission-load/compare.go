@@ -63,7 +63,7 @@ func compare(ctx context.Context, o *options, clientTLS *tls.Config, stdout, std
 // measureTwoProcess starts binary's two-process shape, runs one cell at
 // concurrency c and stops it.
 func measureTwoProcess(ctx context.Context, o *options, binary string, c int, clientTLS *tls.Config, reqs []request) (*cell, error) {
-	t, err := startTwoProcess(o, binary)
+	t, err := startTwoProcess(o, binary, targetTwoProcess)
 	if t != nil {
 		defer t.stop()
 	}

@@ -110,7 +110,7 @@ func measureDecider(ctx context.Context, o *options, installation string, extra 
 // measureFrontDoor starts the two-process shape, times the front door to
 // ready, reads its RSS idle and after a load cell at c=32.
 func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([]memoryRow, error) {
-	t, err := startTwoProcess(o, o.binary)
+	t, err := startTwoProcess(o, o.binary, targetTwoProcess)
 	if t != nil {
 		defer t.stop()
 	}
