@@ -27,11 +27,14 @@ e2e-tools: ## build kube-apiserver, kube-controller-manager, the embedded etcd (
 	echo "e2e: tools ready in $(E2E_TOOLS_DIR) ($$(( $$(date +%s) - start ))s)"
 
 # chart-render (mk/chart.mk) first: TestTheChartAndKustomizeManifestsPassStrictServerValidation
-# validates the rendered manifests against the harness's apiserver (issue 8).
+# validates the rendered manifests against the harness's apiserver (issue 8), and the rollout test
+# evaluates the rendered DynamicConfigRolloutHalted rule with promtool (built as chart-alerts does,
+# cached by version; issue 41).
 e2e: e2e-tools chart-render ## end-to-end scenarios through a real kube-apiserver and kubectl
 	$(if $(strip $(E2E_WORK_DIR)),,$(error E2E_WORK_DIR is empty))
 	@set -e; start=$$(date +%s); \
 	rm -rf "$(E2E_WORK_DIR)/run"; mkdir -p "$(E2E_WORK_DIR)/bin"; \
+	tools/promtool/build.sh "$(PROMTOOL_DIR)"; \
 	$(GO) build -o "$(E2E_WORK_DIR)/bin/dynamic-config" ./cmd/dynamic-config; \
 	echo "e2e: dynamic-config built ($$(( $$(date +%s) - start ))s)"; \
 	cd test/e2e; \
@@ -41,6 +44,7 @@ e2e: e2e-tools chart-render ## end-to-end scenarios through a real kube-apiserve
 	       E2E_DYNAMIC_CONFIG="$(E2E_WORK_DIR)/bin/dynamic-config" \
 	       E2E_KUBECTL="$(E2E_KUBECTL)" \
 	       E2E_CHART_RENDER_DIR="$(CHART_RENDER_DIR)" \
+	       E2E_PROMTOOL="$(PROMTOOL)" \
 	       E2E_WORK_DIR="$(E2E_WORK_DIR)/run"; \
 	status=0; $(GO) test -count=1 -v -timeout $(E2E_TIMEOUT) -run '$(E2E_RUN)' . || status=$$?; \
 	echo "e2e: finished in $$(( $$(date +%s) - start ))s (logs: $(E2E_WORK_DIR)/run)"; \

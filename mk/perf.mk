@@ -21,7 +21,7 @@ breaking: $(BUF) ## buf breaking: proto/ against $(BREAKING_AGAINST) (default th
 		echo "$(BUF) breaking --against $(BREAKING_AGAINST)"; \
 		$(BUF) breaking --against "$$dir"
 
-bench-admission: build ## the admission load tool: floor webhook vs decider+frontdoor vs serve, c=1/8/32 (~2 min)
+bench-admission: build ## the admission load tool: floor webhook vs decider+frontdoor (without and with a rollout) vs serve, c=1/8/32 (~3 min)
 	$(GO) run ./cmd/admission-load -binary $(DYNAMIC_CONFIG) $(BENCH_ARGS)
 
 # BASE is the revision bench-admission-compare measures the working tree against.

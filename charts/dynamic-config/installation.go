@@ -78,6 +78,21 @@ import (
 // unless a plain whole number; at the fleet and in a map-form perStore) is
 // refused with the chart's own message first.
 func Load(valuesPath string, environ []string) (*installation.Installation, error) {
+	values, err := readValues(valuesPath)
+	if err != nil {
+		return nil, err
+	}
+	root, chartEnv := mapChartValues(values)
+	// The process environment wins over what the chart would set: the first
+	// occurrence of a name is the one read.
+	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
+	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...), docparse.Text)
+}
+
+// readValues reads a values file and lays it over the chart's defaults, as
+// Helm does; a file that cannot be read or is not a map of YAML is an
+// *installation.Problems naming it.
+func readValues(valuesPath string) (*doctree.Node, error) {
 	problem := func(line string) error {
 		return &installation.Problems{DocumentPath: valuesPath, Lines: []string{line}}
 	}
@@ -102,12 +117,7 @@ func Load(valuesPath string, environ []string) (*installation.Installation, erro
 			over = nil
 		}
 	}
-	values := coalesce(chartDefaults(), over)
-	root, chartEnv := mapChartValues(values)
-	// The process environment wins over what the chart would set: the first
-	// occurrence of a name is the one read.
-	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
-	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...), docparse.Text)
+	return coalesce(chartDefaults(), over), nil
 }
 
 // chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).

@@ -66,7 +66,7 @@ func compare(ctx context.Context, o *options, clientTLS *tls.Config, stdout, std
 // measureTwoProcess starts binary's two-process shape, runs one cell at
 // concurrency c and stops it.
 func measureTwoProcess(ctx context.Context, o *options, binary string, c int, clientTLS *tls.Config, m *mix) (*cell, error) {
-	t, err := startTwoProcess(o, binary)
+	t, err := startTwoProcess(o, binary, targetTwoProcess, nil, nil)
 	if t != nil {
 		defer t.stop()
 	}

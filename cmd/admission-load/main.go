@@ -6,6 +6,9 @@
 //     AdmissionReview and answers allowed;
 //   - two-process: `dynamic-config decider` + `dynamic-config frontdoor`, two
 //     real processes talking gRPC over loopback (the cluster's shape);
+//   - two-process+rollout: the same with a rollout in shadow whose candidate
+//     changes every injected pod's agent image (issue 41: at most 1.15× the
+//     two-process CPU per admission);
 //   - serve: `dynamic-config serve`, both in one process;
 //   - grpc-floor: a no-op unary gRPC call (the health service's Check) to a
 //     child, so the price of a gRPC hop on this machine is known;
@@ -309,9 +312,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	errors := report(stdout, cells)
 	reportShapeLimit(stdout, cells)
 	errors += reportMixes(stdout, cells, mixCells)
+	reportRollout(stdout, cells)
 	missed := checkTargets(stdout, cells)
 	checkShapeTargets(stdout, cells) // retired by issue 43: shown, never a miss
 	missed = checkCacheTargets(stdout, mixCells) || missed
+	missed = checkRolloutTarget(stdout, cells) || missed
 	switch {
 	case errors > 0:
 		return 1
@@ -334,9 +339,16 @@ func startTargets(o *options, dir string) ([]*target, error) {
 	}
 	out = append(out, &target{name: targetFloor, children: []*child{floor}, url: "https://" + floor.addrs["listen"]})
 
-	two, err := startTwoProcess(o, o.binary)
+	two, err := startTwoProcess(o, o.binary, targetTwoProcess, nil, nil)
 	if two != nil {
 		out = append(out, two)
+	}
+	if err != nil {
+		return out, err
+	}
+	underRollout, err := startTwoProcessUnderRollout(o, dir)
+	if underRollout != nil {
+		out = append(out, underRollout)
 	}
 	if err != nil {
 		return out, err
@@ -379,18 +391,19 @@ func startTargets(o *options, dir string) ([]*target, error) {
 	return out, nil
 }
 
-// startTwoProcess starts `binary decider` and `binary frontdoor` talking
-// gRPC over loopback: the cluster's shape, the front door with the extra
-// flags (a --metrics-addr among them is waited for). On error the target
-// holds the children already started (stop them).
-func startTwoProcess(o *options, binary string, frontdoorExtra ...string) (*target, error) {
+// startTwoProcess starts `binary decider` (with the deciderExtra flags) and
+// `binary frontdoor` (with the frontdoorExtra flags; a --metrics-addr among
+// them is waited for) talking gRPC over loopback: the cluster's shape, as
+// target name. On error the target holds the children already started
+// (stop them).
+func startTwoProcess(o *options, binary, name string, deciderExtra, frontdoorExtra []string) (*target, error) {
 	common := []string{"--log-format", "json", "--log-level", o.logLevel}
 	quiet := o.logLevel != "info" && o.logLevel != "debug"
-	decider, err := startDecider(o, binary, o.installation)
+	decider, err := startDecider(o, binary, o.installation, deciderExtra...)
 	if err != nil {
 		return nil, err
 	}
-	two := &target{name: targetTwoProcess, children: []*child{decider}}
+	two := &target{name: name, children: []*child{decider}}
 	frontdoorArgs := append([]string{"frontdoor", "--addr", "127.0.0.1:0", "--tls-cert", o.certFile, "--tls-key", o.keyFile,
 		"--decider-target", decider.addrs["decider"], "--decider-plaintext"}, common...)
 	want := []string{"listen"}
@@ -436,7 +449,7 @@ func startDecider(o *options, binary, installation string, extra ...string) (*ch
 // cell runs (at c=8 only, with -profile), and returns a function that waits
 // for them and then writes the allocation profiles, named after label.
 func startProfiles(o *options, t *target, c int, label string) func() error {
-	if o.profileDir == "" || c != 8 || (t.name != targetTwoProcess && t.name != targetServe) {
+	if o.profileDir == "" || c != 8 || (t.name != targetTwoProcess && t.name != targetTwoProcessRollout && t.name != targetServe) {
 		return func() error { return nil }
 	}
 	seconds := max(int((o.warmup+o.window)/time.Second)-1, 1)

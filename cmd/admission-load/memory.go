@@ -117,7 +117,7 @@ func measureDecider(ctx context.Context, o *options, installation string, extra 
 // (every request a new question: the cache full at its default bound, issue
 // 43); then the same seed cell against a front door without the cache.
 func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([]memoryRow, error) {
-	t, err := startTwoProcess(o, o.binary, "--metrics-addr", "127.0.0.1:0")
+	t, err := startTwoProcess(o, o.binary, targetTwoProcess, nil, []string{"--metrics-addr", "127.0.0.1:0"})
 	if t != nil {
 		defer t.stop()
 	}
@@ -155,7 +155,7 @@ func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([
 		}
 		rows = append(rows, row)
 	}
-	off, err := startTwoProcess(o, o.binary, "--metrics-addr", "127.0.0.1:0", "--decision-cache=false")
+	off, err := startTwoProcess(o, o.binary, targetTwoProcess, nil, []string{"--metrics-addr", "127.0.0.1:0", "--decision-cache=false"})
 	if off != nil {
 		defer off.stop()
 	}

@@ -3,54 +3,50 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/doors/installationreport"
 )
 
 // runCheckInstallation is `dynamic-config check-installation` (spec 07 §1.6):
-// load and validate an installation exactly as the decider does; print every
-// problem and exit 2, or print the effective installation and exit 0.
+// load and validate an installation exactly as the decider does, and the
+// rollout beside it (spec 10 §2); print every problem of both and exit 2, or
+// print the effective installation (and rollout) and exit 0.
 func runCheckInstallation(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check-installation", stderr)
 	var global globalFlags
 	global.register(fs, "text")
 	var inst installationFlags
 	inst.register(fs.FlagSet)
+	rollout := fs.String("rollout", "", "also validate this rollout document (spec 10 §2) over the installation's environment (with --values: the values' rollout.* without it)")
 	output := fs.String("o", "text", "output format: text or json (GetInstallationResponse protojson)")
-	fs.completeValues("o", "text", "json")
+	fs.completeValues("o", installationreport.Outputs...)
 	if _, code, done := parseArgs(fs, &global, args, stderr); done {
 		return code
 	}
-	if *output != "text" && *output != "json" {
+	if !slices.Contains(installationreport.Outputs, *output) {
 		fmt.Fprintf(stderr, "check-installation: -o is %q: text or json\n", *output)
 		return exitUsage
 	}
-	if err := inst.usageError(); err != nil {
+	src := inst.source()
+	src.Rollout = *rollout
+	if err := src.Check(); err != nil {
 		fmt.Fprintln(stderr, "check-installation: "+err.Error())
 		return exitUsage
 	}
-	loaded, err := inst.load()
-	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
+	loaded, err := src.Load()
+	r, rerr := src.LoadRollout()
+	for _, e := range []error{err, rerr} {
+		if e != nil {
+			fmt.Fprintln(stderr, e.Error())
+		}
+	}
+	if err != nil || rerr != nil {
 		return exitUsage
 	}
-	resp := service.InstallationToProto(loaded, nil)
-	for _, w := range resp.GetWarnings() {
-		fmt.Fprintln(stderr, "warning: "+w)
+	if err := installationreport.Write(stdout, stderr, installationreport.New(loaded, r), *output); err != nil {
+		fmt.Fprintln(stderr, "check-installation: "+err.Error())
+		return exitUsage
 	}
-	if *output == "json" {
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(resp)
-		if err != nil {
-			fmt.Fprintln(stderr, "check-installation: "+err.Error())
-			return exitUsage
-		}
-		fmt.Fprintln(stdout, string(b))
-		return exitOK
-	}
-	fmt.Fprintln(stdout, "installation is valid: "+resp.GetRevision())
-	installationreport.WriteText(stdout, resp)
 	return exitOK
 }

@@ -163,3 +163,64 @@ func TestCheckInstallationResolvesTheDefaultDocumentAsTheDeciderDoes(t *testing.
 		t.Errorf("text output:\n%s", out)
 	}
 }
+
+func TestCheckInstallationValidatesARolloutBesideTheInstallation(t *testing.T) {
+	valid := testfile.Write(t, "installation.yaml", "watchSeconds: \"30\"\n")
+	invalid := testfile.Write(t, "installation.yaml", "watchSeconds: soon\n")
+	good := testfile.Write(t, "rollout.yaml", "candidate:\n  watchSeconds: \"20\"\nstage: canary\ncanary: {percent: 5, clusters: [east]}\n")
+	inert := testfile.Write(t, "rollout.yaml", "candidate:\n  watchSeconds: \"30\"\n")
+	bad := testfile.Write(t, "rollout.yaml", "candidate:\n  watchSeconds: later\nstage: sideways\n")
+	values := testfile.Write(t, "values.yaml", "rollout:\n  candidate:\n    agent: {tag: v0.4.0}\n  stage: canary\n  canary: {percent: 50}\n")
+	tests := []struct {
+		name    string
+		environ []string
+		args    []string
+		code    int
+		stdout  []string
+		stderr  []string
+	}{
+		{"a valid rollout is shown after the installation", nil, []string{"--installation", valid, "--rollout", good}, 0,
+			[]string{"installation is valid: sha256:", "\nrollout is valid: candidate sha256:", "  stage: canary\n", "5 % of workloads, namespaces none, clusters east"}, nil},
+		{"a candidate of the installation's revision is inert and says so", nil, []string{"--installation", valid, "--rollout", inert}, 0,
+			[]string{"inert: the candidate is the installation"}, nil},
+		{"every problem of the rollout at once", nil, []string{"--installation", valid, "--rollout", bad}, 2, nil,
+			[]string{"the rollout is invalid (2 problems; document " + bad + ")", "stage", "candidate: "}},
+		{"the problems of both the installation and the rollout", nil, []string{"--installation", invalid, "--rollout", bad}, 2, nil,
+			[]string{"the installation is invalid (1 problem;", "the rollout is invalid (2 problems;"}},
+		{"a rollout document that does not exist", nil, []string{"--installation", valid, "--rollout", "/nonexistent/rollout.yaml"}, 2, nil,
+			[]string{"/nonexistent/rollout.yaml: the rollout document does not exist"}},
+		{"the candidate is validated over the process environment", []string{"DYNAMIC_CONFIG_AGENT_MODE=often"}, []string{"--installation", valid, "--rollout", good}, 2, nil,
+			[]string{"the installation is invalid", "the rollout is invalid"}},
+		{"--values validates the values' rollout.*", nil, []string{"--values", values, "--no-env"}, 0,
+			[]string{"rollout is valid: candidate sha256:", "50 % of workloads"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			withEnviron(t, tt.environ...)
+			code, out, errOut := checkInstallation(t, tt.args...)
+			ok := code == tt.code
+			for _, want := range tt.stdout {
+				ok = ok && strings.Contains(out, want)
+			}
+			for _, want := range tt.stderr {
+				ok = ok && strings.Contains(errOut, want)
+			}
+			if !ok {
+				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+		})
+	}
+	t.Run("-o json carries the rollout as GetInstallation.rollout", func(t *testing.T) {
+		withEnviron(t)
+		code, out, errOut := checkInstallation(t, "--installation", valid, "--rollout", good, "-o", "json")
+		var resp struct {
+			Rollout struct {
+				CandidateRevision string `json:"candidateRevision"`
+				Stage             string `json:"stage"`
+			} `json:"rollout"`
+		}
+		if err := json.Unmarshal([]byte(out), &resp); code != 0 || err != nil || resp.Rollout.Stage != "ROLLOUT_STAGE_CANARY" || resp.Rollout.CandidateRevision == "" {
+			t.Errorf("exit %d, %v\n%s\n%s", code, err, out, errOut)
+		}
+	})
+}

@@ -26,6 +26,7 @@ var completionShells = []string{"bash", "zsh", "fish"}
 var fileFlagExtensions = map[string][]string{
 	"filename":     {"yaml", "yml", "json"},
 	"installation": {"yaml", "yml", "json", "toml"},
+	"rollout":      {"yaml", "yml", "json", "toml"},
 	"values":       {"yaml", "yml"},
 	"classes-file": {"yaml", "yml", "json"},
 }

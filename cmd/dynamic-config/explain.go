@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/explain"
+	"github.com/dynamic-config-admission/dynamic-config/doors/installationsource"
 	"github.com/dynamic-config-admission/dynamic-config/doors/webhookscope"
 )
 
@@ -61,7 +62,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, x := range results {
 		if x.Refused() {
 			if in.noDocument {
-				fmt.Fprintln(stderr, noInstallationHint("explain"))
+				fmt.Fprintln(stderr, installationsource.NoDocumentHint("explain"))
 			}
 			return exitRefused
 		}

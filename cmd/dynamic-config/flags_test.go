@@ -136,6 +136,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"addr", "DYNAMIC_CONFIG_DECIDER_ADDR", "0.0.0.0:9090"},
 			row{"metrics-addr", "DYNAMIC_CONFIG_DECIDER_METRICS_ADDR", "0.0.0.0:9092"},
 			row{"installation", "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE", "/etc/dynamic-config/installation.yaml"},
+			row{"rollout", "DYNAMIC_CONFIG_DECIDER_ROLLOUT_FILE", ""}, // spec 10 §2 (issue 41, docs/spec-changes.md)
 			row{"tls-cert", "DYNAMIC_CONFIG_DECIDER_TLS_CERT", ""},
 			row{"tls-key", "DYNAMIC_CONFIG_DECIDER_TLS_KEY", ""},
 			row{"tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", ""},
@@ -226,6 +227,7 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"decider-addr", "", "127.0.0.1:9090"},
 			row{"metrics-addr", "", ""},
 			row{"installation", "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE", ""},
+			row{"rollout", "DYNAMIC_CONFIG_DECIDER_ROLLOUT_FILE", ""}, // spec 10 §2 (issue 41)
 			row{"reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", "10s"},
 			row{"tls-cert", "", ""},
 			row{"tls-key", "", ""},

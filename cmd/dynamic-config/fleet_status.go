@@ -10,26 +10,42 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/fleetstatus"
-	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 )
 
-// fleetStatusFlags are the flags of `dynamic-config fleet-status` (issue
-// 12). The decider connection flags and variables are the front door's, so
-// the command runs unchanged inside a front door container.
-type fleetStatusFlags struct {
+// deciderFleetFlags are the flags of the commands that ask every decider
+// replica (fleet-status, rollout status; issue 12). The decider connection
+// flags and variables are the front door's, so the commands run unchanged
+// inside a front door container.
+type deciderFleetFlags struct {
 	global        globalFlags
 	deciderTarget string
 	decider       deciderClientFlags
 	timeout       time.Duration
-	skewGrace     time.Duration
 }
 
-func (f *fleetStatusFlags) register(fs *flagSet) {
+func (f *deciderFleetFlags) register(fs *flagSet) {
 	f.global.register(fs, "text")
 	fs.stringVar(&f.deciderTarget, "decider-target", "DYNAMIC_CONFIG_DECIDER_TARGET", "", "the deciders: dns:///name:port (every address the name resolves to) or static:///host:port,host:port (required)")
 	f.decider.register(fs, "decider", "DYNAMIC_CONFIG_DECIDER_", "the deciders", "the dns:/// name")
 	fs.durationVar(&f.timeout, "timeout", "", 5*time.Second, "bound for resolving and for each replica's answer")
-	fs.durationVar(&f.skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
+}
+
+// ask asks every replica for its installation; the problem of a target
+// that names none is printed (ok false: exit 2).
+func (f *deciderFleetFlags) ask(ctx context.Context, cmd string, stderr io.Writer, more ...positiveFlag) (replicas []fleetstatus.Replica, ok bool) {
+	if f.deciderTarget == "" {
+		fmt.Fprintf(stderr, "%s: --decider-target is required\n", cmd)
+		return nil, false
+	}
+	if !allPositive(stderr, cmd, append([]positiveFlag{durationFlag("timeout", f.timeout)}, more...)...) {
+		return nil, false
+	}
+	replicas, err := fleetstatus.AskTarget(ctx, f.deciderTarget, f.decider.config(""), f.timeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, false
+	}
+	return replicas, true
 }
 
 // runFleetStatus is `dynamic-config fleet-status`: one line per decider
@@ -43,36 +59,19 @@ func runFleetStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("fleet-status", stderr)
-	var f fleetStatusFlags
+	var f deciderFleetFlags
 	f.register(fs)
+	var skewGrace time.Duration
+	fs.durationVar(&skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
 	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
 		return code
 	}
-	if f.deciderTarget == "" {
-		fmt.Fprintln(stderr, "fleet-status: --decider-target is required")
+	replicas, ok := f.ask(ctx, "fleet-status", stderr, durationFlag("skew-grace", skewGrace))
+	if !ok {
 		return exitUsage
 	}
-	if !allPositive(stderr, "fleet-status", durationFlag("timeout", f.timeout), durationFlag("skew-grace", f.skewGrace)) {
-		return exitUsage
-	}
-	resolveCtx, cancel := context.WithTimeout(ctx, f.timeout)
-	addrs, name, err := fleetstatus.Addresses(resolveCtx, f.deciderTarget)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
-		return exitUsage
-	}
-	decider := f.decider
-	if decider.serverName == "" {
-		decider.serverName = name
-	}
-
-	replicas := fleetstatus.AskAll(ctx, addrs, func(addr string) client.Config { return decider.config("passthrough:///" + addr) }, f.timeout)
 	agreed := fleetstatus.WriteReplicas(stdout, replicas)
-	if !fleetstatus.WriteFollowers(stdout, replicas, f.skewGrace, time.Now()) {
-		agreed = false
-	}
-	if !agreed {
+	if !fleetstatus.WriteFollowers(stdout, replicas, skewGrace, time.Now()) || !agreed {
 		return exitRefused
 	}
 	return exitOK

@@ -22,6 +22,8 @@ func TestFollowRefusals(t *testing.T) {
 			[]string{"DYNAMIC_CONFIG_AGENT_WATCH_SECONDS", "30"}, "decider: --follow excludes the installation variable DYNAMIC_CONFIG_AGENT_WATCH_SECONDS"},
 		{"--follow with the document locator variable is a usage error naming it", []string{"--plaintext", "--follow", "127.0.0.1:1"},
 			[]string{"DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE", doc}, "DYNAMIC_CONFIG_WEBHOOK_DEFAULTS_FILE"},
+		{"--follow with a rollout document is a usage error naming both flags (spec 10 §6)", []string{"--plaintext", "--follow", "127.0.0.1:1", "--rollout", doc},
+			nil, "decider: --follow excludes --rollout: a follower takes the rollout from its leader's snapshots"},
 		{"a follower flag without --follow is a usage error", []string{"--plaintext", "--max-stale", "10s"},
 			nil, "decider: --max-stale is a follower flag: add --follow LEADER"},
 		{"a follower id that is not a DNS name is refused", []string{"--plaintext", "--follow", "127.0.0.1:1", "--follower-id", "West_1"},

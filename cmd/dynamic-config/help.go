@@ -15,10 +15,10 @@ type example struct {
 }
 
 const (
-	deciderSynopsis           = "usage: dynamic-config decider [--installation FILE] [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE | --plaintext] [--callers FILE | --auth-token-file FILE]"
+	deciderSynopsis           = "usage: dynamic-config decider [--installation FILE] [--rollout FILE] [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE | --plaintext] [--callers FILE | --auth-token-file FILE]"
 	frontdoorSynopsis         = "usage: dynamic-config frontdoor --decider-target TARGET [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE | --self-rotate] [--on-decider-error deny|allow]"
-	serveSynopsis             = "usage: dynamic-config serve [--installation FILE] [--addr HOST:PORT] [--decider-addr HOST:PORT] [--tls-generate]"
-	checkInstallationSynopsis = "usage: dynamic-config check-installation [--installation FILE | --values FILE] [--no-env] [-o text|json]"
+	serveSynopsis             = "usage: dynamic-config serve [--installation FILE] [--rollout FILE] [--addr HOST:PORT] [--decider-addr HOST:PORT] [--tls-generate]"
+	checkInstallationSynopsis = "usage: dynamic-config check-installation [--installation FILE | --values FILE] [--rollout FILE] [--no-env] [-o text|json]"
 	fleetStatusSynopsis       = "usage: dynamic-config fleet-status --decider-target TARGET [--decider-plaintext | --decider-ca FILE] [--timeout DURATION]"
 	versionSynopsis           = "usage: dynamic-config version [-o text|json]"
 	completionSynopsis        = "usage: dynamic-config completion bash|zsh|fish"
@@ -49,6 +49,7 @@ var (
 	checkInstallationExamples = []example{
 		{"every problem of an installation document, at once", "dynamic-config check-installation --installation installation.yaml"},
 		{"the installation the chart's values make, as GetInstallation answers it", "dynamic-config check-installation --values values.yaml -o json"},
+		{"a rollout's candidate, validated as the decider will", "dynamic-config check-installation --installation installation.yaml --rollout rollout.yaml"},
 	}
 	fleetStatusExamples = []example{
 		{"compare every replica's revision (exit 1 on skew)", "dynamic-config fleet-status --decider-target dns:///dynamic-config-decider.dynamic-config.svc:9090 --decider-ca ca.crt"},

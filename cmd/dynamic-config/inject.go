@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/inject"
+	"github.com/dynamic-config-admission/dynamic-config/doors/installationsource"
 )
 
 // injectUsage is the synopsis of spec 07 §1.4.
@@ -49,7 +50,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if code == exitRefused && in.noDocument {
-		fmt.Fprintln(stderr, noInstallationHint("inject"))
+		fmt.Fprintln(stderr, installationsource.NoDocumentHint("inject"))
 	}
 	if err := inject.WriteOutput(stdout, results, in.output); err != nil {
 		fmt.Fprintf(stderr, "inject: %v\n", err)

@@ -46,6 +46,7 @@ func init() {
 		"check-cluster":      {runCheckCluster, "proves injection through the API server (a dry-run pod) and checks the webhook configurations", checkClusterSynopsis, checkClusterExamples},
 		"audit-pods":         {runAuditPods, "pods that asked for the agent and were admitted without it, with why; exit 1 when there is one", auditPodsSynopsis, auditPodsExamples},
 		"audit-reporter":     {runAuditReporter, "in-cluster reporter: watches pod metadata, exports the uninjected-pods gauge, posts an Event per pod", auditReporterSynopsis, auditReporterExamples},
+		"rollout status":     {runRolloutStatus, "the rollout of every decider replica and follower and the verdict: ready, not-ready (why) or halted; exit 0 ready", rolloutStatusSynopsis, rolloutStatusExamples},
 		"prune-secrets":      {runPruneSecrets, "deletes the Secrets cert-manager issued for the release's Certificates (the chart's hook after it stops using them)", pruneSecretsSynopsis, pruneSecretsExamples},
 		"rollout restart":    {runRolloutRestart, "restarts the Deployments, StatefulSets and DaemonSets audit-pods --outdated lists, N at a time, each until its rollout finishes", rolloutRestartSynopsis, rolloutRestartExamples},
 		"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew", fleetStatusSynopsis, fleetStatusExamples},

@@ -96,7 +96,7 @@ type offlineInput struct {
 	classes      *classes.Set // nil: classes off
 	docs         []*manifest.Document
 	// noDocument: no installation document was found (the empty one is in
-	// force); a refusal then says so (noInstallationHint).
+	// force); a refusal then says so (installationsource.NoDocumentHint).
 	noDocument bool
 }
 
@@ -110,7 +110,7 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 	if done {
 		return nil, code, true
 	}
-	inst, err := flags.inst.load()
+	inst, err := flags.inst.source().Load()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
@@ -130,5 +130,5 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		return nil, exitUsage, true
 	}
 	return &offlineInput{offlineFlags: flags, installation: inst, classes: set, docs: docs,
-		noDocument: flags.inst.values == "" && !inst.DocumentPresent}, exitOK, false
+		noDocument: flags.inst.source().NoDocument(inst)}, exitOK, false
 }

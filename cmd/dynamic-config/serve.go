@@ -38,7 +38,7 @@ type serveFlags struct {
 	addr                   string
 	deciderAddr            string
 	metricsAddr            string
-	installation           string
+	installation, rollout  string
 	reloadInterval         time.Duration
 	tlsCert, tlsKey        string
 	tlsGenerate            string
@@ -59,6 +59,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
 	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
 	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
+	fs.stringVar(&s.rollout, "rollout", rolloutFileVariable, "", rolloutHelp)
 	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installationloader.DefaultReloadInterval, "installation document poll interval")
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
@@ -121,7 +122,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	reg := prometheus.NewRegistry()
 	d, err := deciderd.Start(ctx, deciderd.Config{
-		Installation:  deciderd.Installation{Load: opts, ReloadInterval: f.reloadInterval},
+		Installation:  deciderd.Installation{Load: opts, ReloadInterval: f.reloadInterval, Rollout: f.rollout},
 		Addr:          f.deciderAddr,
 		TokenFile:     tokenFile,
 		Reflection:    true,

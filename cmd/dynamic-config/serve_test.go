@@ -375,3 +375,28 @@ func postTo(t *testing.T, frontdoor string, body []byte) (int, *review.Response)
 	}
 	return resp.StatusCode, answer
 }
+
+// `make run ARGS="--rollout rollout.yaml"` (issue 41): serve's decider takes
+// the rollout beside the embedded installation; the candidate is the
+// embedded document with another agent image.
+func TestServeDecidesUnderARolloutDocument(t *testing.T) {
+	var candidate strings.Builder
+	candidate.WriteString("candidate:\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(defaultInstallation)), "\n") {
+		candidate.WriteString("  " + line + "\n")
+	}
+	candidate.WriteString("  environment:\n    DYNAMIC_CONFIG_AGENT_IMAGE: ghcr.io/dynamic-config-rs/dynamic-config-agent:v0.4.0\nstage: canary\ncanary: {percent: 100}\n")
+	doc := filepath.Join(t.TempDir(), "rollout.yaml")
+	if err := os.WriteFile(doc, []byte(candidate.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addrs := foundationServe(t, "--rollout", doc)
+	out := foundationPostReview(t, http.DefaultClient, addrs["frontdoor"])
+	patch, err := base64.StdEncoding.DecodeString(out.Response.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(patch), "dynamic-config-agent:v0.4.0") || out.Response.AuditAnnotations["rollout"] != "canary" {
+		t.Errorf("a canary of every workload: audit %v, patch %s", out.Response.AuditAnnotations, patch)
+	}
+}

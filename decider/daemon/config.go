@@ -105,6 +105,12 @@ type Installation struct {
 	// used): loaded already (the offline doors' --installation or --values),
 	// never re-read, and never turning the classes watch on.
 	Given *installation.Installation
+	// Rollout is the rollout document (--rollout; "" = none; spec 10 §2): a
+	// candidate installation, validated over Load's environment, decided
+	// beside this one in shadow or a canary; read settled at start and
+	// watched like the document. Not with Given, nor on a follower (its
+	// leader's snapshots carry the leader's rollout).
+	Rollout string
 }
 
 // TLS is the gRPC listener's TLS (the zero value: plaintext).

@@ -30,6 +30,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/leader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
+	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 	"github.com/dynamic-config-admission/dynamic-config/decider/server"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/internal/msgbudget"
@@ -43,6 +44,7 @@ type Decider struct {
 	classes  *classes.Store // nil: classes off
 	server   *server.Server
 	registry *prometheus.Registry
+	rollouts *rolloutstate.State
 	addr     net.Addr
 	done     chan struct{} // closed once the gRPC server stopped serving
 	err      error         // the server's run-time failure; read after done
@@ -79,6 +81,9 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 		cfg.MessageBudget = msgbudget.Bytes(0)
 	}
 	logger, reg := cfg.Logger, cfg.Registry
+	if err := cfg.checkRollout(); err != nil {
+		return nil, err
+	}
 	loops := new(sync.WaitGroup)
 	ctx, stopLoops := context.WithCancel(ctx)
 	defer func() {
@@ -99,6 +104,7 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 		fol   *follower.Follower
 		lead  *leader.Leader
 		srv   *server.Server
+		ro    rollouts
 	)
 	refreshed := make(chan struct{}) // closed once srv is set
 	refresh := func() {
@@ -131,12 +137,14 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 		}
 		logger.Info("installation loaded", "revision", inst.Revision, "document", inst.DocumentPath)
 		store = installationloader.NewStore(inst)
-		lead = leader.New(store, leader.Config{Cluster: cfg.Cluster, Logger: logger, Metrics: metrics.NewLeader(reg)})
+		ro = cfg.startRollouts(store, m, logger)
+		lead = leader.New(store, leader.Config{Cluster: cfg.Cluster, Logger: logger, Metrics: metrics.NewLeader(reg), Rollouts: ro.store})
 		scfg.Sync = lead
 		loops.Go(func() { lead.Run(ctx) })
 	} else {
 		store = installationloader.NewStore(nil)
-		if fol, err = cfg.startFollower(store, m, refresh); err != nil {
+		ro = cfg.startRollouts(store, m, logger)
+		if fol, err = cfg.startFollower(store, ro, m, refresh); err != nil {
 			return nil, err
 		}
 		scfg.Serving = fol.Serving
@@ -165,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 		scfg.ClassesSynced = cs.Synced
 	}
 	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing).
-		WithBuild(cfg.Version)
+		WithBuild(cfg.Version).WithRollouts(ro.state)
 	if fol != nil {
 		svc.WithFollower(fol)
 	} else {
@@ -188,11 +196,12 @@ func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 		loops.Go(func() { fol.Run(ctx) })
 	} else if cfg.Installation.Given == nil {
 		loops.Go(func() {
-			installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead})
+			installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead, ro.state})
 		})
+		ro.watch(ctx, cfg, loops, lead)
 	}
 
-	d = &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, addr: lis.Addr(), done: make(chan struct{}), stopLoops: stopLoops, loops: loops}
+	d = &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, rollouts: ro.state, addr: lis.Addr(), done: make(chan struct{}), stopLoops: stopLoops, loops: loops}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)

@@ -11,7 +11,7 @@ import (
 // startFollower dials the leader (a lazy dial: no connection yet), puts
 // the saved state in force if there is one and returns the follower; Run
 // starts following.
-func (cfg Config) startFollower(store *installationloader.Store, m *metrics.Decider, onChange func()) (*follower.Follower, error) {
+func (cfg Config) startFollower(store *installationloader.Store, ro rollouts, m *metrics.Decider, onChange func()) (*follower.Follower, error) {
 	f := cfg.Follow
 	if f.Dial == nil {
 		return nil, fmt.Errorf("decider: --follow: no way to dial the leader %s", f.Leader)
@@ -28,11 +28,14 @@ func (cfg Config) startFollower(store *installationloader.Store, m *metrics.Deci
 		StateDir: f.StateDir,
 		MaxStale: f.MaxStale,
 		Store:    store,
-		Observer: m,
+		Observer: installationloader.Observers{m, ro.state},
 		Metrics:  metrics.NewFollower(cfg.Registry),
 		Logger:   cfg.Logger,
 		Backoff:  f.Backoff,
 		OnChange: onChange,
+		// spec 10 §6: the leader's rollout, applied to this cluster
+		Rollouts:     ro.store,
+		RolloutState: ro.state,
 	})
 	fol.Start()
 	return fol, nil

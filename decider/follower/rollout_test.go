@@ -63,7 +63,7 @@ type rolloutFollower struct {
 func startRolloutFollower(t *testing.T, addr, dir string, run bool) *rolloutFollower {
 	t.Helper()
 	rf := &rolloutFollower{store: installationloader.NewStore(nil), rollouts: rolloutloader.NewStore(nil)}
-	rf.state = rolloutstate.New(rolloutstate.Config{Rollouts: rf.rollouts, Installation: rf.store, Follower: true})
+	rf.state = rolloutstate.New(rolloutstate.Config{Rollouts: rf.rollouts, Installation: rf.store})
 	rf.f = follower.New(follower.Config{Conn: dial(t, addr), Leader: addr, ID: "west-0", Cluster: "west", StateDir: dir,
 		Store: rf.store, Rollouts: rf.rollouts, RolloutState: rf.state, ReportInterval: 20 * time.Millisecond})
 	rf.f.Start()

@@ -17,23 +17,11 @@ func (s *State) Proto(withDiffering bool) *deciderv1.RolloutState {
 	if !ok {
 		return nil
 	}
-	out := &deciderv1.RolloutState{}
 	r := st.Rollout
 	if r == nil {
-		return out
+		return &deciderv1.RolloutState{}
 	}
-	out.CandidateRevision = r.Candidate.Revision
-	out.RolloutId = r.ID
-	out.Stage = StageToProto(r.Stage)
-	out.Guard = GuardToProto(r.Guard)
-	out.Slice = &deciderv1.RolloutSlice{
-		Percent:      float64(r.Slice.Buckets) / 100,
-		Namespaces:   append([]string(nil), r.Slice.Namespaces...),
-		Clusters:     append([]string(nil), r.Slice.Clusters...),
-		EveryCluster: r.Slice.Clusters == nil,
-	}
-	out.DocumentPath = r.DocumentPath
-	out.Inert = st.Inert
+	out := RolloutToProto(r, st.Inert)
 	rep := st.Report
 	if !rep.LoadedAt.IsZero() {
 		out.LoadedAt = timestamppb.New(rep.LoadedAt)
@@ -77,4 +65,48 @@ func GuardToProto(g rollout.Guard) deciderv1.RolloutGuard {
 // ResultToProto maps a comparison result to the wire.
 func ResultToProto(r rollout.Result) deciderv1.RolloutResult {
 	return deciderv1.RolloutResult(int32(r) + 1)
+}
+
+// The names of the wire's enums as the rollout document and spec 10 §3
+// write them ("" for an unspecified value): shadow, canary; fallback,
+// serve; same, changed, newly-refused, ….
+
+// StageName names a stage of the wire.
+func StageName(s deciderv1.RolloutStage) string {
+	if s == deciderv1.RolloutStage_ROLLOUT_STAGE_UNSPECIFIED {
+		return ""
+	}
+	return rollout.Stage(s - 1).String()
+}
+
+// GuardName names a guard of the wire.
+func GuardName(g deciderv1.RolloutGuard) string {
+	if g == deciderv1.RolloutGuard_ROLLOUT_GUARD_UNSPECIFIED {
+		return ""
+	}
+	return rollout.Guard(g - 1).String()
+}
+
+// ResultName names a comparison result of the wire.
+func ResultName(r deciderv1.RolloutResult) string { return rollout.Result(r - 1).String() }
+
+// RolloutToProto is the rollout r as RolloutState has it, before any
+// comparison (no counts, no halt): its candidate revision and id, stage,
+// guard, slice and document; inert when its candidate is the active
+// installation. check-installation --rollout reports a rollout so.
+func RolloutToProto(r *rollout.Rollout, inert bool) *deciderv1.RolloutState {
+	return &deciderv1.RolloutState{
+		CandidateRevision: r.Candidate.Revision,
+		RolloutId:         r.ID,
+		Stage:             StageToProto(r.Stage),
+		Guard:             GuardToProto(r.Guard),
+		Slice: &deciderv1.RolloutSlice{
+			Percent:      float64(r.Slice.Buckets) / 100,
+			Namespaces:   append([]string(nil), r.Slice.Namespaces...),
+			Clusters:     append([]string(nil), r.Slice.Clusters...),
+			EveryCluster: r.Slice.Clusters == nil,
+		},
+		DocumentPath: r.DocumentPath,
+		Inert:        inert,
+	}
 }

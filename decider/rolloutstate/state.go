@@ -31,11 +31,8 @@ type Config struct {
 	// Installation holds the active installation: a candidate of its
 	// revision is inert.
 	Installation *installationloader.Store
-	// Follower makes this replica a follower's: it canaries only when
-	// canary.clusters lists its cluster (spec 10 §6).
-	Follower bool
-	Logger   *slog.Logger
-	Metrics  *metrics.Rollout
+	Logger       *slog.Logger
+	Metrics      *metrics.Rollout
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
 }
@@ -72,9 +69,6 @@ func New(cfg Config) *State {
 	s.refresh()
 	return s
 }
-
-// Follower reports whether the state is a follower's.
-func (s *State) Follower() bool { return s != nil && s.cfg.Follower }
 
 // Current returns the rollout that acts on a decision by the installation
 // of activeRevision, and its tracker: nil, nil when there is no rollout or

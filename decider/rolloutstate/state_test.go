@@ -246,3 +246,24 @@ func gauge(t *testing.T, reg *prometheus.Registry, name string, values ...string
 	t.Fatalf("no series %s%q", name, values)
 	return 0
 }
+
+func TestTheWiresEnumsAreNamedAsTheDocumentNamesThem(t *testing.T) {
+	for _, st := range []rollout.Stage{rollout.StageShadow, rollout.StageCanary} {
+		if got := StageName(StageToProto(st)); got != st.String() {
+			t.Errorf("stage %s: %q", st, got)
+		}
+	}
+	for _, g := range []rollout.Guard{rollout.GuardFallback, rollout.GuardServe} {
+		if got := GuardName(GuardToProto(g)); got != g.String() {
+			t.Errorf("guard %s: %q", g, got)
+		}
+	}
+	for _, r := range rollout.Results {
+		if got := ResultName(ResultToProto(r)); got != r.String() {
+			t.Errorf("result %s: %q", r, got)
+		}
+	}
+	if StageName(0) != "" || GuardName(0) != "" || ResultName(0) != "" {
+		t.Error("an unspecified value has a name")
+	}
+}

@@ -35,6 +35,11 @@ type rolloutLine struct {
 	cmp   rollout.Comparison
 }
 
+// decisionLineMaxAttrs is the most attributes a decision line has: 18
+// always, classes_revision, decider_role and follower_id, rollout and
+// rollout_result.
+const decisionLineMaxAttrs = 23
+
 // logDecision writes the one "decision" line of spec 07 §4, with the call's
 // trace and span ids when tracing is on ("" when off). It never logs a
 // value or a message: keys, check ids, slugs, store names and counts only.
@@ -59,7 +64,11 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 	if name == "" {
 		name = f.GenerateName
 	}
-	attrs := []slog.Attr{
+	// room for every optional field, a constant so that the slice stays on
+	// the stack: an append past the capacity would copy the line's
+	// attributes to the heap once more per decision
+	attrs := make([]slog.Attr, 0, decisionLineMaxAttrs)
+	attrs = append(attrs,
 		slog.String("decision_id", d.DecisionID),
 		slog.String("purpose", purposeNames[f.Purpose]),
 		slog.String("namespace", f.Namespace),
@@ -79,7 +88,7 @@ func logDecision(ctx context.Context, logger *slog.Logger, f *decision.Facts, d 
 		// the call's trace (tracing on; "" off): the admission line's trace_id
 		slog.String("trace_id", traceID),
 		slog.String("span_id", spanID),
-	}
+	)
 	if d.ClassesRevision != "" { // the decision consulted classes (spec 08 §2)
 		attrs = append(attrs, slog.String("classes_revision", d.ClassesRevision))
 	}

@@ -50,7 +50,7 @@ func (s *Service) underRollout(ctx context.Context, r *rollout.Rollout, t *rollo
 	}
 	cmp := rollout.Compare(&active, &candidate)
 	key := facts.Workload(cluster)
-	route := r.Route(key, s.rollouts.Follower(), t.Halted(), cmp.Result)
+	route := r.Route(key, t.Halted(), cmp.Result)
 	t.Record(key, purposeNames[facts.Purpose], cmp, route)
 	switch route {
 	case rollout.RouteCanary:

@@ -49,7 +49,7 @@ func serveRollout(t *testing.T, text string, follower bool) (*served, *rolloutlo
 		r = buildRollout(t, text)
 	}
 	rs := rolloutloader.NewStore(r)
-	s.svc.WithRollouts(rolloutstate.New(rolloutstate.Config{Rollouts: rs, Installation: store, Follower: follower,
+	s.svc.WithRollouts(rolloutstate.New(rolloutstate.Config{Rollouts: rs, Installation: store,
 		Logger: s.svc.logger, Metrics: s.svc.metrics.Rollout()}))
 	if follower {
 		s.svc.WithCluster("east").WithFollower(&fakeFollower{})
@@ -221,11 +221,11 @@ func TestAnInertRolloutComparesNothingAndSaysSo(t *testing.T) {
 	}
 }
 
-func TestAFollowerCanariesOnlyWhenItsClusterIsListed(t *testing.T) {
+func TestAFollowerCanariesWhenItsClusterIsListedOrNoneIs(t *testing.T) {
 	for _, tt := range []struct {
 		clusters string
 		canary   bool
-	}{{"", false}, {"\n  clusters: [west]", false}, {"\n  clusters: [east, west]", true}} {
+	}{{"", true}, {"\n  clusters: [west]", false}, {"\n  clusters: [east, west]", true}} {
 		s, _ := serveRollout(t, "candidate:\n  environment:\n    DYNAMIC_CONFIG_AGENT_IMAGE: "+newImage+"\nstage: canary\ncanary:\n  percent: 100"+tt.clusters+"\n", true)
 		d := decide(t, s, deploymentPod("shop", "web"))
 		if got := agentImage(d) == newImage; got != tt.canary {

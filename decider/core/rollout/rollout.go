@@ -69,7 +69,7 @@ type Slice struct {
 	// Namespaces are always in the slice (sorted, no duplicates).
 	Namespaces []string
 	// Clusters are the clusters that canary (sorted, no duplicates); nil:
-	// every cluster of a leader (a follower canaries only when listed).
+	// every cluster, a leader's and its followers' (spec 10 §2).
 	Clusters []string
 }
 

@@ -34,18 +34,16 @@ func (r Route) String() string {
 }
 
 // InSlice reports whether the workload of key gets the candidate's answer
-// in canary (spec 10 §2, §4): its cluster canaries — listed in
-// canary.clusters, or every cluster when the list is absent, except on a
-// follower, which canaries only when its cluster is listed (§6) — and the
-// workload is in a named namespace or its key's bucket is below the
-// percentage. Every pod of one workload has one key, so one answer.
-func (s *Slice) InSlice(key workload.Key, follower bool) bool {
+// in canary (spec 10 §2, §4, §6): its cluster canaries — listed in
+// canary.clusters, or any cluster, a leader's or a follower's, when the
+// list is absent — and the workload is in a named namespace or its key's
+// bucket is below the percentage. Every pod of one workload has one key,
+// so one answer.
+func (s *Slice) InSlice(key workload.Key) bool {
 	if s.Clusters != nil {
 		if _, listed := slices.BinarySearch(s.Clusters, key.Cluster); !listed {
 			return false
 		}
-	} else if follower {
-		return false
 	}
 	if _, named := slices.BinarySearch(s.Namespaces, key.Namespace); named {
 		return true
@@ -58,8 +56,8 @@ func (s *Slice) InSlice(key workload.Key, follower bool) bool {
 // shadow unless the stage is canary, the rollout is not halted and the
 // workload is in the slice; then canary, unless the candidate newly refuses
 // under guard fallback.
-func (r *Rollout) Route(key workload.Key, follower, halted bool, result Result) Route {
-	if r.Stage != StageCanary || halted || !r.Slice.InSlice(key, follower) {
+func (r *Rollout) Route(key workload.Key, halted bool, result Result) Route {
+	if r.Stage != StageCanary || halted || !r.Slice.InSlice(key) {
 		return RouteShadow
 	}
 	if result == NewlyRefused && r.Guard == GuardFallback {

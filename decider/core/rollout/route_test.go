@@ -23,29 +23,27 @@ func TestTheSliceIsTheNamedNamespacesAndTheKeysBelowThePercentInTheCanaryCluster
 		t.Skip("the two keys share a bucket")
 	}
 	tests := []struct {
-		name     string
-		slice    Slice
-		key      workload.Key
-		follower bool
-		want     bool
+		name  string
+		slice Slice
+		key   workload.Key
+		want  bool
 	}{
-		{"a key below the percentage is in", Slice{Buckets: between}, low, false, true},
-		{"a key at or above it is out", Slice{Buckets: between}, high, false, false},
-		{"100 % holds every key", Slice{Buckets: 10_000}, high, false, true},
-		{"0 % holds none", Slice{}, low, false, false},
-		{"a named namespace is in whatever its bucket", Slice{Namespaces: []string{"shop"}}, high, false, true},
-		{"another namespace is not", Slice{Namespaces: []string{"team-a"}}, high, false, false},
-		{"a listed cluster canaries", Slice{Buckets: 10_000, Clusters: []string{"east", "west"}}, high, false, true},
-		{"an unlisted cluster does not", Slice{Buckets: 10_000, Clusters: []string{"west"}}, high, false, false},
-		{"a follower canaries when its cluster is listed", Slice{Buckets: 10_000, Clusters: []string{"east"}}, high, true, true},
-		{"a follower does not canary when no cluster is listed", Slice{Buckets: 10_000}, high, true, false},
-		{"a follower does not canary when another cluster is listed", Slice{Buckets: 10_000, Clusters: []string{"west"}}, high, true, false},
-		{"a decision for no named cluster is out when clusters are listed", Slice{Buckets: 10_000, Clusters: []string{"east"}}, key("", "shop", "api"), false, false},
+		{"a key below the percentage is in", Slice{Buckets: between}, low, true},
+		{"a key at or above it is out", Slice{Buckets: between}, high, false},
+		{"100 % holds every key", Slice{Buckets: 10_000}, high, true},
+		{"0 % holds none", Slice{}, low, false},
+		{"a named namespace is in whatever its bucket", Slice{Namespaces: []string{"shop"}}, high, true},
+		{"another namespace is not", Slice{Namespaces: []string{"team-a"}}, high, false},
+		{"a listed cluster canaries", Slice{Buckets: 10_000, Clusters: []string{"east", "west"}}, high, true},
+		{"an unlisted cluster does not", Slice{Buckets: 10_000, Clusters: []string{"west"}}, high, false},
+		{"every cluster canaries when none is listed (a follower's too: spec 10 §2)", Slice{Buckets: 10_000}, key("west", "shop", "api"), true},
+		{"a decision for no named cluster canaries when none is listed", Slice{Buckets: 10_000}, key("", "shop", "api"), true},
+		{"a decision for no named cluster is out when clusters are listed", Slice{Buckets: 10_000, Clusters: []string{"east"}}, key("", "shop", "api"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.slice.InSlice(tt.key, tt.follower); got != tt.want {
-				t.Errorf("InSlice(%s, follower %v) = %v", tt.key, tt.follower, got)
+			if got := tt.slice.InSlice(tt.key); got != tt.want {
+				t.Errorf("InSlice(%s) = %v", tt.key, got)
 			}
 		})
 	}
@@ -56,9 +54,9 @@ func TestEveryPodOfOneWorkloadGetsOneRoute(t *testing.T) {
 	canaried := 0
 	for i := range 200 {
 		k := key("east", "shop", fmt.Sprintf("web-%d", i))
-		first := r.Route(k, false, false, Changed)
+		first := r.Route(k, false, Changed)
 		for range 20 { // the pods of one workload share its key
-			if got := r.Route(k, false, false, Changed); got != first {
+			if got := r.Route(k, false, Changed); got != first {
 				t.Fatalf("%s: routes %s and %s", k, first, got)
 			}
 		}
@@ -94,7 +92,7 @@ func TestTheRouteIsTheCanaryOnlyInTheSliceOfAnUnhaltedCanaryAndTheGuardFallsBack
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.r.Route(tt.key, false, tt.halted, tt.result); got != tt.want {
+			if got := tt.r.Route(tt.key, tt.halted, tt.result); got != tt.want {
 				t.Errorf("Route = %s, want %s", got, tt.want)
 			}
 		})

@@ -20,7 +20,7 @@ type Transport struct {
 	Stage      Stage
 	Buckets    int
 	Namespaces []string
-	// Clusters nil: every cluster (a follower then shadows).
+	// Clusters nil: every cluster (a follower's too).
 	Clusters []string
 	Guard    Guard
 	// ID is the leader's Rollout.ID; the follower's rebuilt rollout must

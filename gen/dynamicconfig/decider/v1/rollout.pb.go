@@ -209,8 +209,8 @@ type RolloutSlice struct {
 	// clusters are the clusters that canary; empty with every_cluster set when canary.clusters
 	// is absent.
 	Clusters []string `protobuf:"bytes,3,rep,name=clusters,proto3" json:"clusters,omitempty"`
-	// every_cluster tells that canary.clusters is absent: every cluster of the leader canaries (a
-	// follower canaries only when its cluster is listed).
+	// every_cluster tells that canary.clusters is absent: every cluster canaries, the leader's and
+	// every follower's.
 	EveryCluster  bool `protobuf:"varint,4,opt,name=every_cluster,json=everyCluster,proto3" json:"every_cluster,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -693,7 +693,7 @@ type RolloutSnapshot struct {
 	Namespaces []string `protobuf:"bytes,6,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
 	// clusters are canary.clusters, sorted; empty with every_cluster set when absent.
 	Clusters []string `protobuf:"bytes,7,rep,name=clusters,proto3" json:"clusters,omitempty"`
-	// every_cluster tells that canary.clusters is absent (a follower then shadows).
+	// every_cluster tells that canary.clusters is absent (every cluster canaries, a follower's too).
 	EveryCluster bool `protobuf:"varint,8,opt,name=every_cluster,json=everyCluster,proto3" json:"every_cluster,omitempty"`
 	// guard is guard.newRefusals.
 	Guard         RolloutGuard `protobuf:"varint,9,opt,name=guard,proto3,enum=dynamicconfig.decider.v1.RolloutGuard" json:"guard,omitempty"`
