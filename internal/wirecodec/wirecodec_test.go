@@ -169,7 +169,7 @@ func decision() *deciderv1.Decision {
 					SecurityContext: &deciderv1.SecurityContext{RunAsNonRoot: true, RunAsUser: 65532, RunAsGroup: -2,
 						CapabilitiesDrop: []string{"ALL"}, ReadOnlyRootFilesystem: true, SeccompProfileType: "RuntimeDefault"},
 					Ports:          []*deciderv1.ContainerPort{{ContainerPort: 9090, Name: "metrics"}},
-					ReadinessProbe: probe(1), RestartPolicy: "Always", Render: "app",
+					ReadinessProbe: probe(1), RestartPolicy: "Always", Render: "app", StartupProbe: probe(3),
 				},
 			}, {Container: &deciderv1.AgentContainer{Name: "exec", ReadinessProbe: probe(2)}}},
 		},
