@@ -497,6 +497,7 @@ func reflectedCounts(pod *deciderv1.PodFacts) podcaps.Counts {
 	c[podcaps.EphemeralContainers] = len(pod.GetEphemeralContainers())
 	c[podcaps.Volumes] = len(pod.GetVolumeNames())
 	c[podcaps.ImagePullSecrets] = len(pod.GetImagePullSecretNames())
+	c[podcaps.SupplementalGroups] = len(pod.GetSupplementalGroups())
 	c[podcaps.Labels] = len(pod.GetLabels())
 	c[podcaps.Annotations] = len(pod.GetAnnotations()) + len(pod.GetWorkloadAnnotationKeys())
 	for _, list := range [][]*deciderv1.Container{pod.GetContainers(), pod.GetInitContainers(), pod.GetEphemeralContainers()} {
@@ -530,6 +531,7 @@ func FuzzTheCapsCountWhatProtoUnmarshals(f *testing.F) {
 		InitContainers:      []*deciderv1.Container{{Env: []*deciderv1.EnvVar{{}, {}}}},
 		EphemeralContainers: []*deciderv1.Container{{}},
 		VolumeNames:         []string{"v"}, ImagePullSecretNames: []string{"s"}, WorkloadAnnotationKeys: []string{"dynamic-config.rs/k"},
+		SupplementalGroups: []int64{0, 1000, 1 << 40}, // packed: one record, three entries
 	}}
 	b, err := proto.Marshal(full)
 	if err != nil {

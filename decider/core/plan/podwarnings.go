@@ -24,6 +24,7 @@ func podWarnings(in *Input) []decision.Warning {
 		out = append(out, decision.Warning{Code: code, Message: text})
 	}
 	out = append(out, appStartsFirst(in)...)
+	out = append(out, unreadableFiles(in)...)
 	out = append(out, storeDefaultsNotApplied(in)...)
 	out = append(out, tokenlessKubernetesAuth(in)...)
 	if text := guaranteedBecomesBurstable(in); text != "" {
