@@ -29,7 +29,7 @@ const (
 var (
 	auditPodsExamples = []example{
 		{"every pod of the cluster that asked for the agent and was admitted without it (exit 1 when there is one)", "dynamic-config audit-pods -A"},
-		{"one namespace, as JSON, against the release \"platform\"'s webhook", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
+		{"one namespace, as JSON, against the release \"platform\"'s webhook where several releases run", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
 	}
 	auditReporterExamples = []example{
 		{"the in-cluster reporter, as the chart runs it (audit.enabled)", "dynamic-config audit-reporter --webhook-configuration dynamic-config"},
@@ -43,7 +43,7 @@ type auditClientFlags struct {
 
 func (a *auditClientFlags) register(fs *flagSet) {
 	fs.stringVar(&a.kubeconfig, "kubeconfig", "", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account)")
-	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "dynamic-config", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name)")
+	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name; default: the one that holds it)")
 	fs.stringVar(&a.webhook, "webhook-name", "", podaudit.DefaultWebhookName, "the injection webhook's name inside it")
 }
 
@@ -110,7 +110,7 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if !report.Webhook.Found {
-		fmt.Fprintf(stderr, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", client.configuration, client.webhook)
+		fmt.Fprintln(stderr, "audit-pods: "+report.Webhook.Absence())
 	}
 	if output == "json" {
 		err = podaudit.WriteJSON(stdout, report)
