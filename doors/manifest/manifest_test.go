@@ -120,7 +120,7 @@ func TestReadTakesFilesDirectoriesAndStdin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			docs, err := Read("inject", tt.files, strings.NewReader(tt.stdin), nil)
+			docs, err := Read("inject", tt.files, false, strings.NewReader(tt.stdin), nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("got %v, want %q", err, tt.wantErr)
