@@ -106,7 +106,7 @@ func Load(valuesPath string, environ []string) (*installation.Installation, erro
 	root, chartEnv := mapChartValues(values)
 	// The process environment wins over what the chart would set: the first
 	// occurrence of a name is the one read.
-	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
+	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: append(unknownValues(over), numberProblems(values)...)}
 	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...), docparse.Text)
 }
 
