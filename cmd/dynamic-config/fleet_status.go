@@ -22,6 +22,7 @@ type fleetStatusFlags struct {
 	decider       deciderClientFlags
 	timeout       time.Duration
 	skewGrace     time.Duration
+	output        string
 }
 
 func (f *fleetStatusFlags) register(fs *flagSet) {
@@ -30,6 +31,8 @@ func (f *fleetStatusFlags) register(fs *flagSet) {
 	f.decider.register(fs, "decider", "DYNAMIC_CONFIG_DECIDER_", "the deciders", "the dns:/// name")
 	fs.durationVar(&f.timeout, "timeout", "", 5*time.Second, "bound for resolving and for each replica's answer")
 	fs.durationVar(&f.skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
+	fs.StringVar(&f.output, "o", fleetstatus.Outputs[0], "output: table or json")
+	fs.completeValues("o", fleetstatus.Outputs...)
 }
 
 // runFleetStatus is `dynamic-config fleet-status`: one line per decider
@@ -48,8 +51,8 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
 		return code
 	}
-	if f.deciderTarget == "" {
-		fmt.Fprintln(stderr, "fleet-status: --decider-target is required")
+	if err := fleetstatus.CheckFlags(f.deciderTarget, f.output); err != nil {
+		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
 		return exitUsage
 	}
 	if !allPositive(stderr, "fleet-status", durationFlag("timeout", f.timeout), durationFlag("skew-grace", f.skewGrace)) {
@@ -68,11 +71,7 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 
 	replicas := fleetstatus.AskAll(ctx, addrs, func(addr string) client.Config { return decider.config("passthrough:///" + addr) }, f.timeout)
-	agreed := fleetstatus.WriteReplicas(stdout, replicas)
-	if !fleetstatus.WriteFollowers(stdout, replicas, f.skewGrace, time.Now()) {
-		agreed = false
-	}
-	if !agreed {
+	if agreed, err := fleetstatus.Write(stdout, replicas, f.output, f.skewGrace, time.Now()); err != nil || !agreed {
 		return exitRefused
 	}
 	return exitOK
