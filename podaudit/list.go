@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,8 +85,14 @@ func List(ctx context.Context, c Clients, o ListOptions) (*Report, error) {
 }
 
 // GetWebhook reads the webhook configuration; a missing one is a Webhook
-// with Found false, not an error.
+// with Found false, not an error. An empty configuration finds it as
+// check-cluster does (issue 40): the one MutatingWebhookConfiguration that
+// holds the webhook; several are an error naming them, for
+// --webhook-configuration to choose among.
 func GetWebhook(ctx context.Context, c kubernetes.Interface, configuration, webhook string) (Webhook, error) {
+	if configuration == "" {
+		return findWebhook(ctx, c, webhook)
+	}
 	cfg, err := c.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, configuration, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return WebhookFrom(nil, configuration, webhook)
@@ -92,6 +101,42 @@ func GetWebhook(ctx context.Context, c kubernetes.Interface, configuration, webh
 		return Webhook{}, fmt.Errorf("get mutatingwebhookconfiguration %s: %w", configuration, err)
 	}
 	return WebhookFrom(cfg, configuration, webhook)
+}
+
+// findWebhook is GetWebhook without a configuration's name.
+func findWebhook(ctx context.Context, c kubernetes.Interface, webhook string) (Webhook, error) {
+	l, err := c.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return Webhook{}, fmt.Errorf("list mutatingwebhookconfigurations to find the one holding %s (--webhook-configuration names it): %w", webhook, err)
+	}
+	var holding []string
+	var found *admissionv1.MutatingWebhookConfiguration
+	for i := range l.Items {
+		if slices.ContainsFunc(l.Items[i].Webhooks, func(h admissionv1.MutatingWebhook) bool { return h.Name == webhook }) {
+			holding, found = append(holding, l.Items[i].Name), &l.Items[i]
+		}
+	}
+	switch len(holding) {
+	case 0:
+		return WebhookFrom(nil, "", webhook)
+	case 1:
+		return WebhookFrom(found, found.Name, webhook)
+	}
+	slices.Sort(holding)
+	return Webhook{}, fmt.Errorf("%d MutatingWebhookConfigurations hold the webhook %s (%s): --webhook-configuration chooses one",
+		len(holding), webhook, strings.Join(holding, ", "))
+}
+
+// Absence says, for a command's stderr, which webhook was not found; "" when
+// it was.
+func (w Webhook) Absence() string {
+	switch {
+	case w.Found:
+		return ""
+	case w.Configuration == "":
+		return "no MutatingWebhookConfiguration holds the webhook " + w.Name + ": is the release installed? (--webhook-configuration and --webhook-name name it)"
+	}
+	return "the MutatingWebhookConfiguration " + w.Configuration + " with the webhook " + w.Name + " does not exist; --webhook-configuration names the release's (its full name)"
 }
 
 // listNamespaces returns the labels of one namespace or of every one. A
@@ -172,7 +217,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 // is then listed, and the likely cause is a wrong --webhook-configuration.
 func Write(w, warn io.Writer, output string, r *Report) error {
 	if !r.Webhook.Found {
-		fmt.Fprintf(warn, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", r.Webhook.Configuration, r.Webhook.Name)
+		fmt.Fprintln(warn, "audit-pods: "+r.Webhook.Absence())
 	}
 	if output == "json" {
 		return WriteJSON(w, r)

@@ -78,46 +78,46 @@ import (
 // unless a plain whole number; at the fleet and in a map-form perStore) is
 // refused with the chart's own message first.
 func Load(valuesPath string, environ []string) (*installation.Installation, error) {
-	values, err := readValues(valuesPath)
+	values, over, err := readValues(valuesPath)
 	if err != nil {
 		return nil, err
 	}
 	root, chartEnv := mapChartValues(values)
 	// The process environment wins over what the chart would set: the first
 	// occurrence of a name is the one read.
-	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: numberProblems(values)}
+	doc := installation.Document{Path: valuesPath, Present: true, Root: root, Problems: append(unknownValues(over), numberProblems(values)...)}
 	return installation.Build(doc, append(append([]string{}, environ...), chartEnv...), docparse.Text)
 }
 
 // readValues reads a values file and lays it over the chart's defaults, as
-// Helm does; a file that cannot be read or is not a map of YAML is an
-// *installation.Problems naming it.
-func readValues(valuesPath string) (*doctree.Node, error) {
+// Helm does (values; over: the file's own, nil when blank); a file that
+// cannot be read or is not a map of YAML is an *installation.Problems naming
+// it.
+func readValues(valuesPath string) (values, over *doctree.Node, err error) {
 	problem := func(line string) error {
 		return &installation.Problems{DocumentPath: valuesPath, Lines: []string{line}}
 	}
 	data, err := os.ReadFile(valuesPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, problem(valuesPath + ": the chart values file does not exist")
+			return nil, nil, problem(valuesPath + ": the chart values file does not exist")
 		}
-		return nil, problem(valuesPath + ": the chart values file cannot be read: " + installationloader.PathErrorText(err))
+		return nil, nil, problem(valuesPath + ": the chart values file cannot be read: " + installationloader.PathErrorText(err))
 	}
-	var over *doctree.Node
 	if !docparse.Blank(data) {
 		var user yaml.Node
 		if err := yaml.Unmarshal(data, &user); err != nil {
-			return nil, problem(valuesPath + ": the chart values are not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "))
+			return nil, nil, problem(valuesPath + ": the chart values are not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 		over = docparse.FromYAML(&user)
 		if over != nil && over.Kind != doctree.Mapping && !doctree.IsNull(over) {
-			return nil, problem(valuesPath + ": the chart values are a map")
+			return nil, nil, problem(valuesPath + ": the chart values are a map")
 		}
 		if doctree.IsNull(over) {
 			over = nil
 		}
 	}
-	return coalesce(chartDefaults(), over), nil
+	return coalesce(chartDefaults(), over), over, nil
 }
 
 // chartDefaults are the chart's own default values (charts/dynamic-config/values.yaml).

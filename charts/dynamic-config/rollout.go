@@ -42,7 +42,7 @@ var CandidateKeys = [][]string{{"agent"}, {"agent", "defaults"}, {"webhook"}, {"
 // chart's variables of the release's own values, as the decider's process
 // would have them.
 func LoadRollout(valuesPath string, environ []string) (*rollout.Rollout, error) {
-	values, err := readValues(valuesPath)
+	values, _, err := readValues(valuesPath)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func LoadRollout(valuesPath string, environ []string) (*rollout.Rollout, error) 
 // Environ is the environment of the decider a chart-values file deploys:
 // environ (the process's; nil = --no-env) and then the chart's variables.
 func Environ(valuesPath string, environ []string) ([]string, error) {
-	values, err := readValues(valuesPath)
+	values, _, err := readValues(valuesPath)
 	if err != nil {
 		return nil, err
 	}

@@ -13,3 +13,8 @@ import _ "embed" // values.yaml
 //
 //go:embed values.yaml
 var Values []byte
+
+// Schema is the chart's values.schema.json as committed.
+//
+//go:embed values.schema.json
+var Schema []byte

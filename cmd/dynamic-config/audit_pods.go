@@ -31,7 +31,7 @@ const (
 var (
 	auditPodsExamples = []example{
 		{"every pod of the cluster that asked for the agent and was admitted without it (exit 1 when there is one)", "dynamic-config audit-pods -A"},
-		{"one namespace, as JSON, against the release \"platform\"'s webhook", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
+		{"one namespace, as JSON, against the release \"platform\"'s webhook where several releases run", "dynamic-config audit-pods -n shop -o json --webhook-configuration platform-dynamic-config"},
 		{"the workloads an older revision injected whose agent part the decider's active installation would change (exit 1 when there is one)", "dynamic-config audit-pods -A --outdated --decider-target static:///127.0.0.1:9443 --decider-plaintext"},
 	}
 	auditReporterExamples = []example{
@@ -48,7 +48,7 @@ type auditClientFlags struct {
 
 func (a *auditClientFlags) register(fs *flagSet) {
 	fs.stringVar(&a.kubeconfig, "kubeconfig", "", "", kubeconfigHelp)
-	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "dynamic-config", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name)")
+	fs.stringVar(&a.configuration, "webhook-configuration", "DYNAMIC_CONFIG_AUDIT_WEBHOOK_CONFIGURATION", "", "the MutatingWebhookConfiguration holding the injection webhook (the chart's: the release's full name; default: the one that holds it)")
 	fs.stringVar(&a.webhook, "webhook-name", "", podaudit.DefaultWebhookName, "the injection webhook's name inside it")
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // explainUsage is the synopsis of spec 07 §1.5.
-const explainUsage = "usage: dynamic-config explain -f FILE [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [--all] [--release-namespace NS] [-o text|json|yaml]"
+const explainUsage = "usage: dynamic-config explain -f FILE [-R] [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [--all] [--release-namespace NS] [-o text|json|yaml]"
 
 // explainCommand is explain's command line (spec 07 §1.5).
 var explainCommand = offlineCommand{

@@ -65,6 +65,7 @@ type explainJSONDocument struct {
 	Mutate, Validate map[string]map[string]any
 	Template         string
 	Webhook          *webhookscope.Reach
+	TemplateWebhook  *webhookscope.Reach
 }
 
 func explainRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -81,7 +82,6 @@ func TestExplainCommand(t *testing.T) {
 	pod := explainWriteFile(t, dir, "pod.yaml", explainConsulPod)
 	deployment := explainWriteFile(t, dir, "deployment.yaml", explainDeployment)
 	both := explainWriteFile(t, dir, "both.yaml", explainConsulPod+"---\n"+explainDeployment)
-	configMap := explainWriteFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
 
 	t.Run("a pod prints its header with the empty installation's short revision", func(t *testing.T) {
 		out, errOut, code := explainRun(t, "-f", pod, "--installation", empty, "--no-env")
@@ -296,8 +296,6 @@ func TestExplainCommand(t *testing.T) {
 		{"without -f", []string{"--installation", empty}, "-f FILE is required"},
 		{"with an unknown output", []string{"-f", pod, "-o", "patch", "--installation", empty}, `-o is "patch": text, json or yaml`},
 		{"with --installation and --values", []string{"-f", pod, "--installation", empty, "--values", empty}, "cannot be used together"},
-		{"with a document that is not a pod or workload", []string{"-f", configMap, "--installation", empty, "--no-env"},
-			"explain takes Pods and workloads; " + configMap + " document 1 is a ConfigMap"},
 		{"with an unreadable file", []string{"-f", filepath.Join(dir, "missing.yaml"), "--installation", empty}, "missing.yaml"},
 		{"with an invalid installation", []string{"-f", pod, "--installation", explainWriteFile(t, dir, "bad.yaml", "watchSeconds: nope\n"), "--no-env"}, "watchSeconds"},
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
 )
 
 // lookupEnvVar reads one process environment variable (tests replace it).
@@ -190,6 +192,7 @@ func parseArgs(f *flagSet, g *globalFlags, args []string, stderr io.Writer) (log
 		fmt.Fprintf(stderr, "%s: %v\n", f.name, err)
 		return nil, exitUsage, true
 	}
+	kubeclient.QuietKlog(l) // client-go's klog lines only with --log-level debug
 	return l, exitOK, false
 }
 

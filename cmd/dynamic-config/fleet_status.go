@@ -62,16 +62,22 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 	var f deciderFleetFlags
 	f.register(fs)
 	var skewGrace time.Duration
+	var output string
 	fs.durationVar(&skewGrace, "skew-grace", "", 60*time.Second, "a connected follower on another revision than its leader for longer than this is skew (spec 09 §4)")
+	fs.StringVar(&output, "o", fleetstatus.Outputs[0], "output: table or json")
+	fs.completeValues("o", fleetstatus.Outputs...)
 	if _, code, done := parseArgs(fs, &f.global, args, stderr); done {
 		return code
+	}
+	if err := fleetstatus.CheckFlags(f.deciderTarget, output); err != nil {
+		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
+		return exitUsage
 	}
 	replicas, ok := f.ask(ctx, "fleet-status", stderr, durationFlag("skew-grace", skewGrace))
 	if !ok {
 		return exitUsage
 	}
-	agreed := fleetstatus.WriteReplicas(stdout, replicas)
-	if !fleetstatus.WriteFollowers(stdout, replicas, skewGrace, time.Now()) || !agreed {
+	if agreed, err := fleetstatus.Write(stdout, replicas, output, skewGrace, time.Now()); err != nil || !agreed {
 		return exitRefused
 	}
 	return exitOK

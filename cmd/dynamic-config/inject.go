@@ -9,7 +9,7 @@ import (
 )
 
 // injectUsage is the synopsis of spec 07 §1.4.
-const injectUsage = "usage: dynamic-config inject -f FILE [-f FILE…] [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [-o yaml|json|patch|review]"
+const injectUsage = "usage: dynamic-config inject -f FILE [-f FILE…] [-R] [--installation FILE | --values FILE] [--no-env] [--classes-file FILE] [-n|--namespace NS] [-o yaml|json|patch|review]"
 
 // injectCommand is inject's command line (spec 07 §1.4).
 var injectCommand = offlineCommand{
@@ -38,19 +38,11 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	code = exitOK
-	for _, r := range results {
-		for _, t := range r.Targets {
-			inject.WriteLine(stderr, r.Doc.File, t, in.verbose)
+	if inject.WriteLines(stderr, results, in.verbose) {
+		code = exitRefused
+		if in.noDocument {
+			fmt.Fprintln(stderr, installationsource.NoDocumentHint("inject"))
 		}
-		if len(r.Targets) == 0 {
-			fmt.Fprintf(stderr, "%s: nothing to inject (an empty List)\n", r.Doc.File)
-		}
-		if r.Refused() {
-			code = exitRefused
-		}
-	}
-	if code == exitRefused && in.noDocument {
-		fmt.Fprintln(stderr, installationsource.NoDocumentHint("inject"))
 	}
 	if err := inject.WriteOutput(stdout, results, in.output); err != nil {
 		fmt.Fprintf(stderr, "inject: %v\n", err)

@@ -26,6 +26,8 @@ const gitTemplate = `    metadata:
         dynamic-config.rs/ssh-secret: "config-deploy-key"
         dynamic-config.rs/path: "/config/rendered.yaml"
     spec:
+      securityContext:
+        fsGroup: 65532 # the installation's file-mode 0640: the app reads by group
       containers:
       - name: app
         image: registry.example/app:1

@@ -49,7 +49,8 @@ type offlineFlags struct {
 	// classes only from a file.
 	classesFile string
 	// verbose (-v) adds the notes about documents passed through.
-	verbose bool
+	verbose   bool
+	recursive bool // -R: directories with their subdirectories
 }
 
 // parseOfflineFlags parses cmd's command line and checks that -f is given
@@ -68,6 +69,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	f.inst.register(fs.FlagSet)
 	fs.StringVar(&f.classesFile, "classes-file", "", classesFileHelp)
 	fs.BoolVar(&f.verbose, "v", false, "also say which documents were passed through, and why")
+	fs.BoolVar(&f.recursive, "R", false, "-f DIR reads its subdirectories too, as kubectl -R does")
 	if cmd.flags != nil {
 		cmd.flags(fs, f)
 	}
@@ -124,7 +126,7 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintf(stderr, "%s: DYNAMIC_CONFIG_WEBHOOK_CLASSES is true, and the offline doors do not watch the API server: give the classes with --classes-file FILE\n", cmd.name)
 		return nil, exitUsage, true
 	}
-	docs, err := manifest.Read(cmd.name, flags.files.values, stdin, cmd.admit)
+	docs, err := manifest.Read(cmd.name, flags.files.values, flags.recursive, stdin, cmd.admit)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true

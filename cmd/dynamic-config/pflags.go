@@ -27,6 +27,7 @@ var shorthandLongNames = map[string]string{
 	"n": "namespace",
 	"v": "verbose",
 	"A": "all-namespaces",
+	"R": "recursive",
 }
 
 // pflags returns the pflag view of the flag set, with what shell completion

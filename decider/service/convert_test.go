@@ -69,6 +69,7 @@ func richDecision() *decision.Decision {
 					Requests: map[string]string{"cpu": "10m"}, Limits: map[string]string{"memory": "64Mi"},
 					Ports:          []decision.ContainerPort{{ContainerPort: 9110, Name: "metrics"}},
 					ReadinessProbe: probe, RestartPolicy: "Always", Render: "",
+					StartupProbe: &decision.Probe{HTTPGet: &decision.HTTPGetAction{Path: "/readyz", PortName: "metrics"}, PeriodSeconds: 2, FailureThreshold: 150},
 				}},
 				{List: decision.ListContainers, Position: decision.PositionAppend, Container: decision.AgentContainer{
 					Name: "dynamic-config-agent-cache", Render: "cache",

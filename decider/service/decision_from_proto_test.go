@@ -168,6 +168,7 @@ func agentFromProto(c *deciderv1.AgentContainer) decision.AgentContainer {
 			SeccompProfileType:       sc.GetSeccompProfileType(),
 		},
 		ReadinessProbe: probeFromProto(c.GetReadinessProbe()),
+		StartupProbe:   probeFromProto(c.GetStartupProbe()),
 		RestartPolicy:  c.GetRestartPolicy(),
 		Render:         c.GetRender(),
 	}

@@ -225,6 +225,7 @@ func agentToProto(c *decision.AgentContainer) *deciderv1.AgentContainer {
 			SeccompProfileType:       sc.SeccompProfileType,
 		},
 		ReadinessProbe: probeToProto(c.ReadinessProbe),
+		StartupProbe:   probeToProto(c.StartupProbe),
 		RestartPolicy:  c.RestartPolicy,
 		Render:         c.Render,
 	}

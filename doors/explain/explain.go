@@ -73,6 +73,16 @@ type Explanation struct {
 	// Injected is set for a running pod, one already injected: the
 	// revision that injected it against the one deciding now.
 	Injected *Injected
+	// TemplateReach says whether /mutate sees the pods a workload creates
+	// (nil: a Pod, or not shown): when it does not, no pod gets the plan.
+	TemplateReach *webhookscope.Reach
+	// PassedOver is the note of a document explain does not decide (a
+	// Service, a Namespace…: not a Pod or a workload); the rest is unset.
+	PassedOver string
+	// pod and podFacts are the Pod, or a workload's pod template, as
+	// /mutate meets it.
+	pod      []byte
+	podFacts *deciderv1.PodFacts
 }
 
 // templateFacts are the facts of a workload's template decided as a Pod.
@@ -112,9 +122,19 @@ func Documents(inst *installation.Installation, cls *classes.Set, docs []*manife
 		if err != nil {
 			return nil, err
 		}
-		reach := scope.Reach(x.Kind == "Pod", x.Namespace, x.Facts.GetLabels(), doc.Raw)
-		x.Reach, x.All = &reach, all
 		results = append(results, x)
+		if x.PassedOver != "" {
+			continue
+		}
+		reach := scope.Reach(x.Kind == "Pod", x.Namespace, x.Facts.GetLabels(), doc.Raw)
+		if x.Template != "" {
+			// /validate on a workload only when the release renders it;
+			// /mutate on the pods it creates by the Pod's rules (issue 40)
+			reach = reach.ValidateRendered(inst.EnvPolicy)
+			tr := scope.Reach(true, x.Namespace, x.podFacts.GetLabels(), x.pod)
+			x.TemplateReach = &tr
+		}
+		x.Reach, x.All = &reach, all
 	}
 	return results, nil
 }
@@ -140,11 +160,13 @@ func Document(ctx context.Context, e *engine.Engine, doc *manifest.Document, nam
 	}
 	kind := facts.ValidateKind(req)
 	if kind == nil || version != "v1" {
-		k := doc.Head.Kind
-		if k == "" {
-			k = "document without a kind"
+		// passed over with a note, as inject passes it through (issue 40)
+		what := doc.Head.APIVersion + " " + doc.Head.Kind + " " + doc.Head.Metadata.Name
+		if doc.Head.Kind == "" {
+			what = "a document without a kind"
 		}
-		return nil, fmt.Errorf("explain takes Pods and workloads; %s is a %s", doc.Where(), k)
+		return &Explanation{Kind: doc.Head.Kind, PassedOver: doc.Where() + ": " + strings.TrimSpace(what) +
+			": passed over (explain decides Pods and the v1 workloads that create them)"}, nil
 	}
 	obj, err := facts.Decode(req, kind, doc.Raw)
 	if err != nil {
@@ -189,6 +211,7 @@ func Document(ctx context.Context, e *engine.Engine, doc *manifest.Document, nam
 	if a.Validate != nil && kind.IsPod() {
 		x.Validate = &deciderv1.DecisionResponse{Decision: a.Validate}
 	}
+	x.pod, x.podFacts = pod, podFacts
 	if a.Refused() && !x.Refused() {
 		x.Denial = a.Answer.Status
 		if x.Denial == nil {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
+	"github.com/dynamic-config-admission/dynamic-config/doors/webhookscope"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -29,13 +30,22 @@ func WriteYAML(w io.Writer, results []*Explanation) error {
 // WriteJSON prints protojson DecisionResponses: one object per
 // document ({"mutate": …, "validate": …, "template": a workload's pod
 // template pointer, "injected": a running pod's {"revision", "active",
-// "differs"}, "webhook": {"path", "reached", "blocked", "provided"}}), a
-// JSON array for several. A workload's mutate is the
-// decision on the pods it creates.
+// "differs"}, "webhook": {"path", "reached", "blocked", "provided"},
+// "templateWebhook": /mutate's reach of a workload's pods}), a JSON array
+// for several. A workload's mutate is the decision on the pods it creates.
+// A document explain passes over is {"kind", "passedOver"}.
 func WriteJSON(w io.Writer, results []*Explanation) error {
 	objects := make([]json.RawMessage, 0, len(results))
 	for _, x := range results {
 		var b bytes.Buffer
+		if x.PassedOver != "" {
+			data, err := json.Marshal(map[string]string{"kind": x.Kind, "passedOver": x.PassedOver})
+			if err != nil {
+				return err
+			}
+			objects = append(objects, data)
+			continue
+		}
 		b.WriteByte('{')
 		for _, part := range []struct {
 			name string
@@ -65,15 +75,21 @@ func WriteJSON(w io.Writer, results []*Explanation) error {
 			b.WriteString(`,"injected":`)
 			b.Write(data)
 		}
-		if x.Reach != nil {
-			data, err := json.Marshal(x.Reach)
+		for _, part := range []struct {
+			name  string
+			reach *webhookscope.Reach
+		}{{"webhook", x.Reach}, {"templateWebhook", x.TemplateReach}} {
+			if part.reach == nil {
+				continue
+			}
+			data, err := json.Marshal(part.reach)
 			if err != nil {
 				return err
 			}
 			if b.Len() > 1 {
 				b.WriteByte(',')
 			}
-			b.WriteString(`"webhook":`)
+			fmt.Fprintf(&b, "%q:", part.name)
 			b.Write(data)
 		}
 		b.WriteByte('}')

@@ -59,6 +59,12 @@ func explainShortRevision(r string) string {
 
 // WriteText prints one document's explanation.
 func WriteText(w io.Writer, x *Explanation, docFile string) {
+	if x.PassedOver != "" {
+		fmt.Fprintln(w, x.PassedOver)
+		return
+	}
+	// a workload whose pods /mutate never sees claims no plan (issue 40)
+	unseen := x.TemplateReach != nil && !x.TemplateReach.Reached
 	primary := x.Mutate.GetDecision()
 	if primary == nil {
 		primary = x.Validate.GetDecision()
@@ -72,6 +78,8 @@ func WriteText(w io.Writer, x *Explanation, docFile string) {
 		outcome = "refuse"
 	} else if primary.GetOutcome() == deciderv1.Outcome_OUTCOME_SKIP {
 		outcome += " (" + explainSkipText(primary.GetSkipReason(), x.Kind) + ")"
+	} else if unseen && primary.GetOutcome() == deciderv1.Outcome_OUTCOME_INJECT {
+		outcome = "none (/mutate never sees the pods it creates)"
 	}
 	fmt.Fprintf(w, "%s %s/%s   outcome: %s   revision: %s%s",
 		strings.ToLower(x.Kind), x.Namespace, name, outcome, explainShortRevision(primary.GetInstallationRevision()), explainWho(primary))
@@ -85,19 +93,27 @@ func WriteText(w io.Writer, x *Explanation, docFile string) {
 	if x.Injected != nil {
 		writeInjected(w, x.Injected)
 	}
-	if x.Template != "" {
+	template := strings.ReplaceAll(strings.TrimPrefix(x.Template, "/"), "/", ".")
+	switch {
+	case unseen:
+		fmt.Fprintf(w, "pod template %s: webhook /mutate: never called for the pods the %s creates: %s (the renders and gates below are what it would answer; no pod gets a plan)\n",
+			template, x.Kind, strings.Join(x.TemplateReach.Blocked, "; "))
+	case x.Template != "":
 		fmt.Fprintf(w, "pod template %s: the renders, gates and plan below are /mutate's on every pod the %s creates; the env policy is /validate's on the %s\n",
-			strings.ReplaceAll(x.Template[1:], "/", "."), x.Kind, x.Kind)
+			template, x.Kind, x.Kind)
 	}
 
 	if d := x.Mutate.GetDecision(); d != nil {
 		for _, r := range d.GetRenders() {
-			explainWriteRender(w, r, docFile, x.All)
+			explainWriteRender(w, r, docFile, x.All, nativeBy(d.GetPlan(), x.Facts.GetRestartPolicy()))
 		}
 		explainWriteGates(w, d.GetGates(), x.Namespace)
 	}
 	explainWriteEnvPolicy(w, x)
-	if d := x.Mutate.GetDecision(); d != nil {
+	switch d := x.Mutate.GetDecision(); {
+	case unseen:
+		fmt.Fprintf(w, "plan: none: /mutate never sees the pods the %s creates\n", x.Kind)
+	case d != nil:
 		explainWritePlan(w, d.GetPlan())
 	}
 
@@ -124,9 +140,26 @@ func WriteText(w io.Writer, x *Explanation, docFile string) {
 	}
 }
 
+// nativeBy is why the plan places watching agents as native sidecars when
+// the native-sidecar knob says "false" (a pod that must finish, issue 20),
+// "" when it does not: the KNOB table shows what the plan does (issue 40).
+func nativeBy(p *deciderv1.MutationPlan, restartPolicy string) string {
+	for _, a := range p.GetAgents() {
+		if a.GetContainer().GetRestartPolicy() == "Always" {
+			if restartPolicy == "" {
+				return "the plan"
+			}
+			return "restartPolicy " + restartPolicy
+		}
+	}
+	return ""
+}
+
 // explainWriteRender prints one render's header and its KNOB table: the
-// knobs with a value, and the unset ones too with all (--all).
-func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string, all bool) {
+// knobs with a value, and the unset ones too with all (--all). native is
+// nativeBy's answer: a native-sidecar "false" the plan overrides is shown as
+// what the plan does.
+func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string, all bool, native string) {
 	title := "render (default)"
 	if r.GetName() != "" {
 		title = "render " + strconv.Quote(r.GetName())
@@ -163,7 +196,12 @@ func explainWriteRender(w io.Writer, r *deciderv1.Render, docFile string, all bo
 		if v.GetPinned() {
 			pin = "pin"
 		}
-		rows = append(rows, [5]string{v.GetKnob(), value, explainTiers[v.GetTier()], pin, explainOrigin(v, docFile)})
+		row := [5]string{v.GetKnob(), value, explainTiers[v.GetTier()], pin, explainOrigin(v, docFile)}
+		if v.GetKnob() == "native-sidecar" && v.GetValue() == "false" && native != "" {
+			row = [5]string{v.GetKnob(), "true", explainTiers[deciderv1.Tier_TIER_POD_SPEC], pin,
+				native + ` (resolved "false" from ` + row[2] + "; the plan places watching agents as native sidecars)"}
+		}
+		rows = append(rows, row)
 	}
 	// column widths: at least the sample's, wider when a cell needs it
 	widths := [4]int{20, 24, 16, 5}

@@ -59,15 +59,11 @@ func AskAll(ctx context.Context, addrs []string, config func(addr string) client
 func WriteReplicas(w io.Writer, replicas []Replica) (agreed bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPLICA\tREVISION\tLOADED-AT\tLAST RELOAD")
-	revisions := map[string]int{}
-	unreachable := 0
 	for _, r := range replicas {
 		if r.err != nil {
-			unreachable++
 			fmt.Fprintf(tw, "%s\t-\t-\tunreachable: %s\n", r.addr, oneLine(r.err.Error()))
 			continue
 		}
-		revisions[r.resp.GetRevision()]++
 		loaded := "-"
 		if ts := r.resp.GetLoadedAt(); ts != nil {
 			loaded = ts.AsTime().UTC().Format(time.RFC3339)
@@ -76,9 +72,27 @@ func WriteReplicas(w io.Writer, replicas []Replica) (agreed bool) {
 	}
 	tw.Flush()
 
+	verdicts, agreed := replicaVerdicts(replicas)
+	for _, v := range verdicts {
+		fmt.Fprintln(w, v)
+	}
+	return agreed
+}
+
+// replicaVerdicts are WriteReplicas' verdict lines: one revision across
+// every replica, or the skew and the unreachable ones.
+func replicaVerdicts(replicas []Replica) (lines []string, agreed bool) {
+	revisions := map[string]int{}
+	unreachable := 0
+	for _, r := range replicas {
+		if r.err != nil {
+			unreachable++
+		} else {
+			revisions[r.resp.GetRevision()]++
+		}
+	}
 	if len(revisions) <= 1 && unreachable == 0 {
-		fmt.Fprintf(w, "in agreement: %d replicas on one revision\n", len(replicas))
-		return true
+		return []string{fmt.Sprintf("in agreement: %d replicas on one revision", len(replicas))}, true
 	}
 	if len(revisions) > 1 {
 		names := make([]string, 0, len(revisions))
@@ -86,12 +100,12 @@ func WriteReplicas(w io.Writer, replicas []Replica) (agreed bool) {
 			names = append(names, fmt.Sprintf("%s on %d", rev, n))
 		}
 		sort.Strings(names)
-		fmt.Fprintf(w, "skew: %d replicas answered with %d revisions (%s)\n", len(replicas)-unreachable, len(revisions), strings.Join(names, "; "))
+		lines = append(lines, fmt.Sprintf("skew: %d replicas answered with %d revisions (%s)", len(replicas)-unreachable, len(revisions), strings.Join(names, "; ")))
 	}
 	if unreachable > 0 {
-		fmt.Fprintf(w, "incomplete: %d of %d replicas unreachable\n", unreachable, len(replicas))
+		lines = append(lines, fmt.Sprintf("incomplete: %d of %d replicas unreachable", unreachable, len(replicas)))
 	}
-	return false
+	return lines, false
 }
 
 func reloadText(s *deciderv1.ReloadStatus) string {
@@ -232,30 +246,46 @@ func writeFollowers(w io.Writer, replicas []Replica, grace time.Duration, now ti
 			rev = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.GetFollowerId(), s.GetCluster(), connected, rev, ack, nack)
-		if s.GetConnected() && s.GetAppliedRevision() != ff.leaderRevision {
-			// The follower should have caught up since the later of the
-			// leader's revision going in force and its stream opening.
-			since := ff.leaderLoaded
-			if seen := s.GetLastSeenAt().AsTime(); seen.After(since) {
-				since = seen
-			}
-			if now.Sub(since) > grace {
-				skewed = append(skewed, s.GetFollowerId())
-			}
+		if ff.skewed(grace, now) {
+			skewed = append(skewed, s.GetFollowerId())
 		}
 	}
 	tw.Flush()
-	if len(skewed) == 0 && len(nacked) == 0 {
-		fmt.Fprintf(w, "followers in agreement: %d followers, none on another revision beyond %s, no NACK\n", len(byID), grace)
-		return true
+	verdicts := followerVerdicts(len(byID), skewed, nacked, grace)
+	for _, v := range verdicts {
+		fmt.Fprintln(w, v)
 	}
+	return len(skewed) == 0 && len(nacked) == 0
+}
+
+// skewed reports whether a connected follower is on another revision than
+// its leader replica for longer than grace: it should have caught up since
+// the later of the leader's revision going in force and its stream opening.
+func (ff follower) skewed(grace time.Duration, now time.Time) bool {
+	s := ff.state
+	if !s.GetConnected() || s.GetAppliedRevision() == ff.leaderRevision {
+		return false
+	}
+	since := ff.leaderLoaded
+	if seen := s.GetLastSeenAt().AsTime(); seen.After(since) {
+		since = seen
+	}
+	return now.Sub(since) > grace
+}
+
+// followerVerdicts are writeFollowers' verdict lines.
+func followerVerdicts(n int, skewed, nacked []string, grace time.Duration) []string {
+	if len(skewed) == 0 && len(nacked) == 0 {
+		return []string{fmt.Sprintf("followers in agreement: %d followers, none on another revision beyond %s, no NACK", n, grace)}
+	}
+	var lines []string
 	if len(skewed) > 0 {
-		fmt.Fprintf(w, "follower skew: %s on another revision than the leader for longer than --skew-grace %s\n", strings.Join(skewed, ", "), grace)
+		lines = append(lines, fmt.Sprintf("follower skew: %s on another revision than the leader for longer than --skew-grace %s", strings.Join(skewed, ", "), grace))
 	}
 	if len(nacked) > 0 {
-		fmt.Fprintf(w, "follower refused: %s answered the last snapshot with a NACK\n", strings.Join(nacked, ", "))
+		lines = append(lines, fmt.Sprintf("follower refused: %s answered the last snapshot with a NACK", strings.Join(nacked, ", ")))
 	}
-	return false
+	return lines
 }
 
 // ageText is a duration rounded for a table: 42s, 5m3s, 2h4m.

@@ -222,7 +222,7 @@ func envInject(t *testing.T, installationPath, namespace string, pod []byte) *re
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := manifest.Read("inject", []string{podPath}, nil, inject.Admit)
+	docs, err := manifest.Read("inject", []string{podPath}, false, nil, inject.Admit)
 	if err != nil {
 		t.Fatal(err)
 	}

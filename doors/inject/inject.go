@@ -207,14 +207,56 @@ func WriteOutput(w io.Writer, results []*Result, output string) error {
 		}
 	}
 	if output == OutputPatch {
-		for _, r := range written {
-			if _, err := fmt.Fprintf(w, "%s\n", r.Patch); err != nil {
+		return writePatches(w, written, len(results) > 1)
+	}
+	return writeManifestStream(w, written, streamFormat(output, written))
+}
+
+// labelledPatch is one document's patch in a stream (issue 40): which
+// document it patches, then the patch.
+type labelledPatch struct {
+	Document  string          `json:"document"`
+	Kind      string          `json:"kind,omitempty"`
+	Namespace string          `json:"namespace,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Patch     json.RawMessage `json:"patch"`
+}
+
+// writePatches prints each document's JSON Patch on a line: one document's
+// bare (kubectl patch --type json -p takes it); in a stream of several, each
+// labelled with its document, one JSON object a line (jq -c 'select(.name ==
+// "web") | .patch' picks one).
+func writePatches(w io.Writer, written []*Result, stream bool) error {
+	for _, r := range written {
+		line := r.Patch
+		if stream {
+			var err error
+			h := r.Doc.Head
+			if line, err = json.Marshal(labelledPatch{Document: r.Doc.Where(), Kind: h.Kind, Namespace: h.Metadata.Namespace,
+				Name: h.Metadata.Name, Patch: json.RawMessage(r.Patch)}); err != nil {
 				return err
 			}
 		}
-		return nil
+		if _, err := fmt.Fprintf(w, "%s\n", line); err != nil {
+			return err
+		}
 	}
-	return writeManifestStream(w, written, streamFormat(output, written))
+	return nil
+}
+
+// WriteLines writes WriteLine's lines for every pod of the results (an
+// empty List says so) and reports whether any document was refused.
+func WriteLines(w io.Writer, results []*Result, verbose bool) (refused bool) {
+	for _, r := range results {
+		for _, t := range r.Targets {
+			WriteLine(w, r.Doc.File, t, verbose)
+		}
+		if len(r.Targets) == 0 {
+			fmt.Fprintf(w, "%s: nothing to inject (an empty List)\n", r.Doc.File)
+		}
+		refused = refused || r.Refused()
+	}
+	return refused
 }
 
 // streamFormat is the format of the whole manifest stream: -o, else the

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,9 +64,11 @@ func (d *Document) NamespaceFrom(flag string) string {
 var Extensions = []string{".yaml", ".yml", ".json"}
 
 // ExpandDirectories replaces every directory of files by its manifest files
-// (Extensions, not recursive), in name order; "-" and plain files
+// (Extensions), in name order — with recursive (-R), those of its
+// subdirectories too, each directory's files in name order and its
+// subdirectories in turn, as kubectl -R reads them; "-" and plain files
 // stay as they are. A directory without a manifest file is an error.
-func ExpandDirectories(command string, files []string) ([]string, error) {
+func ExpandDirectories(command string, files []string, recursive bool) ([]string, error) {
 	var out []string
 	for _, name := range files {
 		info, err := os.Stat(name)
@@ -73,30 +76,37 @@ func ExpandDirectories(command string, files []string) ([]string, error) {
 			out = append(out, name) // read errors are reported by the reader
 			continue
 		}
-		entries, err := os.ReadDir(name)
+		n := len(out)
+		err = filepath.WalkDir(name, func(path string, e fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case e.IsDir() && path != name && !recursive:
+				return filepath.SkipDir
+			case !e.IsDir() && slices.Contains(Extensions, filepath.Ext(e.Name())):
+				out = append(out, path) // WalkDir walks in lexical order
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: read %s: %w", command, name, err)
 		}
-		n := len(out)
-		for _, e := range entries { // ReadDir sorts by name
-			if !e.IsDir() && slices.Contains(Extensions, filepath.Ext(e.Name())) {
-				out = append(out, filepath.Join(name, e.Name()))
-			}
-		}
-		if len(out) == n {
+		if len(out) == n && recursive {
 			return nil, fmt.Errorf("%s: %s has no %s file", command, name, prose.Join(Extensions, "or"))
+		} else if len(out) == n {
+			return nil, fmt.Errorf("%s: %s has no %s file (-R reads its subdirectories too)", command, name, prose.Join(Extensions, "or"))
 		}
 	}
 	return out, nil
 }
 
-// Read reads every YAML (---) or JSON document of the files for
-// the offline command; "-" reads stdin and empty documents are skipped.
+// Read reads every YAML (---) or JSON document of the files (directories
+// expanded, recursive with -R: ExpandDirectories) for the offline command; "-" reads stdin and empty documents are skipped.
 // admit is the command's kind rule, applied to each document as it is read
 // (nil admits every document); its error is returned as it is. The other
 // errors name the command.
-func Read(command string, files []string, stdin io.Reader, admit func(*Document) error) ([]*Document, error) {
-	files, err := ExpandDirectories(command, files)
+func Read(command string, files []string, recursive bool, stdin io.Reader, admit func(*Document) error) ([]*Document, error) {
+	files, err := ExpandDirectories(command, files, recursive)
 	if err != nil {
 		return nil, err
 	}

@@ -115,12 +115,12 @@ func TestReadTakesFilesDirectoriesAndStdin(t *testing.T) {
 		{"a directory is its manifest files in name order, empty documents skipped", []string{dir}, "",
 			[]string{filepath.Join(dir, "a.json") + " document 1 json", filepath.Join(dir, "b.yaml") + " document 1 yaml", filepath.Join(dir, "b.yaml") + " document 2 yaml"}, ""},
 		{"- is stdin", []string{"-"}, "kind: Pod\n", []string{"- document 1 yaml"}, ""},
-		{"a directory without a manifest file is refused", []string{empty}, "", nil, "inject: " + empty + " has no .yaml, .yml or .json file"},
+		{"a directory without a manifest file is refused", []string{empty}, "", nil, "inject: " + empty + " has no .yaml, .yml or .json file (-R reads its subdirectories too)"},
 		{"nothing to read is refused", []string{"-"}, "---\n", nil, "inject: no document to inject"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			docs, err := Read("inject", tt.files, strings.NewReader(tt.stdin), nil)
+			docs, err := Read("inject", tt.files, false, strings.NewReader(tt.stdin), nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("got %v, want %q", err, tt.wantErr)

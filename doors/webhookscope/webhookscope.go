@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/envpolicy"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/internal/annotation"
 )
@@ -133,6 +134,21 @@ func (s *Scope) Reach(pod bool, namespace string, objLabels map[string]string, r
 		if s.namespaceGating {
 			r.Provided = append(r.Provided, fmt.Sprintf("namespace %q is labelled dynamic-config.rs/injection=enabled (webhook.namespaceGating)", namespace))
 		}
+	}
+	r.Reached = len(r.Blocked) == 0
+	return r
+}
+
+// ValidateRendered narrows a workload's reach (/validate) to what the
+// release renders (issue 40): the chart renders the env-policy webhook only
+// when envPolicy has rules, for its targets (both by default), so without
+// them the API server calls no /validate at all.
+func (r Reach) ValidateRendered(p *envpolicy.Policy) Reach {
+	switch {
+	case p == nil || len(p.Rules) == 0:
+		r.Blocked = append(r.Blocked, "the release renders no /validate webhook (envPolicy has no rules)")
+	case !p.Includes(envpolicy.TargetWorkloads):
+		r.Blocked = append(r.Blocked, "the release's /validate webhook leaves workloads out (envPolicy.targets is "+strings.Join(p.Targets, ", ")+")")
 	}
 	r.Reached = len(r.Blocked) == 0
 	return r

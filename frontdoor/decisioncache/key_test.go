@@ -39,6 +39,9 @@ var podFactsFields = map[string]string{
 	"automount_service_account_token":  "key",
 	"qos_guaranteed":                   "key",
 	"controller":                       "key: names the workload (spec 10 §1); one ReplicaSet's pods share it",
+	"run_as_group":                     "key: who can read the rendered file (issue 40)",
+	"fs_group":                         "key: who can read the rendered file (issue 40)",
+	"supplemental_groups":              "key: who can read the rendered file (issue 40)",
 }
 
 func TestEveryPodFactsFieldIsInTheKeyOrNamedPerAdmission(t *testing.T) {
@@ -93,6 +96,9 @@ func richRequest() *deciderv1.DecisionRequest {
 			AutomountServiceAccountToken:  &automount,
 			QosGuaranteed:                 true,
 			Controller:                    &deciderv1.ControllerRef{Kind: "ReplicaSet", Name: "web-7d4f8b9c"},
+			RunAsGroup:                    &uid,
+			FsGroup:                       &uid,
+			SupplementalGroups:            []int64{2000},
 		},
 	}
 }
@@ -114,7 +120,7 @@ func changed(t *testing.T, m proto.Message, fd protoreflect.FieldDescriptor) pro
 		if fd.Kind() == protoreflect.MessageKind {
 			l.Append(protoreflect.ValueOfMessage(l.NewElement().Message()))
 		} else {
-			l.Append(protoreflect.ValueOfString("added"))
+			l.Append(otherScalar(t, l.NewElement(), fd))
 		}
 	case fd.Kind() == protoreflect.MessageKind:
 		sub := r.Mutable(fd).Message()

@@ -75,7 +75,7 @@ func corev1FromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
 			HasLivenessProbe: c.LivenessProbe != nil, Env: corev1Env(c.Env), VolumeMountPaths: corev1Mounts(c.VolumeMounts),
 		}
 		if c.SecurityContext != nil {
-			out.RunAsUser = c.SecurityContext.RunAsUser
+			out.RunAsUser, out.RunAsGroup = c.SecurityContext.RunAsUser, c.SecurityContext.RunAsGroup
 		}
 		f.Containers = append(f.Containers, out)
 	}
@@ -88,7 +88,7 @@ func corev1FromPodSpec(spec *corev1.PodSpec, f *deciderv1.PodFacts) {
 		f.EphemeralContainers = append(f.EphemeralContainers, &deciderv1.Container{Name: c.Name, Env: corev1Env(c.Env)})
 	}
 	if sc := spec.SecurityContext; sc != nil {
-		f.RunAsUser = sc.RunAsUser
+		f.RunAsUser, f.RunAsGroup, f.FsGroup, f.SupplementalGroups = sc.RunAsUser, sc.RunAsGroup, sc.FSGroup, sc.SupplementalGroups
 	}
 	f.TerminationGracePeriodSeconds = spec.TerminationGracePeriodSeconds
 	f.RestartPolicy = string(spec.RestartPolicy)

@@ -70,6 +70,7 @@ var (
 		"ephemeralContainers": list(podcaps.EphemeralContainers, countedContainer),
 		"volumes":             list(podcaps.Volumes, nil),
 		"imagePullSecrets":    list(podcaps.ImagePullSecrets, nil),
+		"securityContext":     object(map[string]*countNode{"supplementalGroups": list(podcaps.SupplementalGroups, nil)}),
 	})
 	// countedPod is a Pod, and a pod template.
 	countedPod = object(map[string]*countNode{"metadata": countedMeta, "spec": countedSpec})

@@ -207,7 +207,8 @@ func fromPodSpec(spec *leanv1.PodSpec, f *deciderv1.PodFacts) {
 		}
 	}
 	if sc := spec.SecurityContext; sc != nil {
-		f.RunAsUser = sc.RunAsUser
+		f.RunAsUser, f.RunAsGroup, f.FsGroup = sc.RunAsUser, sc.RunAsGroup, sc.FSGroup
+		f.SupplementalGroups = sc.SupplementalGroups
 	}
 	f.TerminationGracePeriodSeconds = spec.TerminationGracePeriodSeconds
 	f.RestartPolicy = string(spec.RestartPolicy)
@@ -233,7 +234,7 @@ func appContainer(c *leanv1.Container) *deciderv1.Container {
 		VolumeMountPaths: mountPaths(c.VolumeMounts),
 	}
 	if c.SecurityContext != nil {
-		out.RunAsUser = c.SecurityContext.RunAsUser
+		out.RunAsUser, out.RunAsGroup = c.SecurityContext.RunAsUser, c.SecurityContext.RunAsGroup
 	}
 	return out
 }

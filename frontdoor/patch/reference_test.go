@@ -257,6 +257,13 @@ func refAgent(c *deciderv1.AgentContainer) (map[string]any, error) {
 		}
 		out["readinessProbe"] = v
 	}
+	if p := c.GetStartupProbe(); p != nil {
+		v, err := refProbe(p)
+		if err != nil {
+			return nil, fmt.Errorf("container %q: startup probe: %w", c.GetName(), err)
+		}
+		out["startupProbe"] = v
+	}
 	if r := c.GetResources(); r != nil {
 		res := map[string]any{}
 		if len(r.GetLimits()) > 0 {

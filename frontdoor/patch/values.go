@@ -193,6 +193,13 @@ func agent(c *deciderv1.AgentContainer) (json.RawMessage, error) {
 	if sc := c.GetSecurityContext(); sc != nil {
 		o.raw("securityContext", securityContext(sc))
 	}
+	if p := c.GetStartupProbe(); p != nil {
+		v, err := probe(p)
+		if err != nil {
+			return nil, fmt.Errorf("container %q: startup probe: %w", c.GetName(), err)
+		}
+		o.raw("startupProbe", v)
+	}
 	if len(c.GetVolumeMounts()) > 0 {
 		mounts := []byte{'['}
 		for i, m := range c.GetVolumeMounts() {

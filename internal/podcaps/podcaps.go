@@ -54,6 +54,7 @@ const (
 	ImagePullSecrets
 	Labels
 	Annotations
+	SupplementalGroups
 	fieldCount
 )
 
@@ -99,6 +100,8 @@ var fields = [fieldCount]struct {
 	// key "a", empty value.
 	Labels:      {"metadata.labels", 7},
 	Annotations: {"metadata.annotations", 7},
+	// a group 0: the field's tag and a one-byte varint.
+	SupplementalGroups: {"spec.securityContext.supplementalGroups", 2},
 }
 
 // Name is the field as the API spells it.

@@ -72,6 +72,9 @@ var podWith = map[Field]func(n int) *corev1.Pod{
 	ImagePullSecrets: func(n int) *corev1.Pod {
 		return &corev1.Pod{Spec: corev1.PodSpec{ImagePullSecrets: repeat(n, corev1.LocalObjectReference{})}}
 	},
+	SupplementalGroups: func(n int) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{SupplementalGroups: repeat(n, int64(0))}}}
+	},
 	// Map keys are distinct: the measured entry is the key "a" with an
 	// empty value, and the others are there for the prefix lengths.
 	Labels: func(n int) *corev1.Pod {

@@ -61,6 +61,7 @@ var countedFields = map[protoreflect.FullName]podcaps.Field{
 	"dynamicconfig.decider.v1.PodFacts.ephemeral_containers":     podcaps.EphemeralContainers,
 	"dynamicconfig.decider.v1.PodFacts.volume_names":             podcaps.Volumes,
 	"dynamicconfig.decider.v1.PodFacts.image_pull_secret_names":  podcaps.ImagePullSecrets,
+	"dynamicconfig.decider.v1.PodFacts.supplemental_groups":      podcaps.SupplementalGroups,
 	"dynamicconfig.decider.v1.PodFacts.labels":                   podcaps.Labels,
 	"dynamicconfig.decider.v1.PodFacts.annotations":              podcaps.Annotations,
 	"dynamicconfig.decider.v1.PodFacts.workload_annotation_keys": podcaps.Annotations,
@@ -86,6 +87,9 @@ type fieldCheck struct {
 	nested  *checkTable // a message (or map entry) to walk
 	counted bool        // an entry of a pod list the caps count, as field
 	field   podcaps.Field
+	// packedVarints: a repeated varint field, whose length-delimited
+	// (packed) record holds many entries, each counted.
+	packedVarints bool
 }
 
 // wireTypes is a set of wire types, bit n for protowire.Type n.
@@ -148,6 +152,7 @@ func buildTable(md protoreflect.MessageDescriptor, building map[protoreflect.Ful
 		fd := fields.Get(i)
 		fc := fieldCheck{wire: wireTypesOf(fd)}
 		fc.field, fc.counted = countedFields[fd.FullName()]
+		fc.packedVarints = fd.IsList() && fc.wire.has(protowire.VarintType)
 		switch fd.Kind() {
 		case protoreflect.StringKind:
 			fc.utf8 = enforceUTF8(fd)
@@ -232,6 +237,9 @@ func (t *checkTable) check(b []byte, depth int, counts *podcaps.Counts) error {
 			return errMalformed
 		}
 		b = b[n:]
+		if fc.counted && fc.packedVarints && counts != nil {
+			counts[fc.field] += packedCount(v) - 1 // the record was counted as one
+		}
 		if fc.utf8 && !utf8.Valid(v) && first == nil {
 			first = errInvalidUTF8
 			if counts == nil {
@@ -250,6 +258,20 @@ func (t *checkTable) check(b []byte, depth int, counts *podcaps.Counts) error {
 		}
 	}
 	return first
+}
+
+// packedCount is how many varints a packed record holds, as far as they
+// are whole (proto.Unmarshal refuses the record if one is not).
+func packedCount(v []byte) int {
+	n := 0
+	for len(v) > 0 {
+		_, k := protowire.ConsumeVarint(v)
+		if k < 0 {
+			break
+		}
+		v, n = v[k:], n+1
+	}
+	return n
 }
 
 // deferrable reports whether err leaves the walk going (see check).

@@ -172,7 +172,7 @@ func decision() *deciderv1.Decision {
 					SecurityContext: &deciderv1.SecurityContext{RunAsNonRoot: true, RunAsUser: 65532, RunAsGroup: -2,
 						CapabilitiesDrop: []string{"ALL"}, ReadOnlyRootFilesystem: true, SeccompProfileType: "RuntimeDefault"},
 					Ports:          []*deciderv1.ContainerPort{{ContainerPort: 9090, Name: "metrics"}},
-					ReadinessProbe: probe(1), RestartPolicy: "Always", Render: "app",
+					ReadinessProbe: probe(1), RestartPolicy: "Always", Render: "app", StartupProbe: probe(3),
 				},
 			}, {Container: &deciderv1.AgentContainer{Name: "exec", ReadinessProbe: probe(2)}}},
 		},
@@ -503,6 +503,7 @@ func reflectedCounts(pod *deciderv1.PodFacts) podcaps.Counts {
 	c[podcaps.EphemeralContainers] = len(pod.GetEphemeralContainers())
 	c[podcaps.Volumes] = len(pod.GetVolumeNames())
 	c[podcaps.ImagePullSecrets] = len(pod.GetImagePullSecretNames())
+	c[podcaps.SupplementalGroups] = len(pod.GetSupplementalGroups())
 	c[podcaps.Labels] = len(pod.GetLabels())
 	c[podcaps.Annotations] = len(pod.GetAnnotations()) + len(pod.GetWorkloadAnnotationKeys())
 	for _, list := range [][]*deciderv1.Container{pod.GetContainers(), pod.GetInitContainers(), pod.GetEphemeralContainers()} {
@@ -536,6 +537,7 @@ func FuzzTheCapsCountWhatProtoUnmarshals(f *testing.F) {
 		InitContainers:      []*deciderv1.Container{{Env: []*deciderv1.EnvVar{{}, {}}}},
 		EphemeralContainers: []*deciderv1.Container{{}},
 		VolumeNames:         []string{"v"}, ImagePullSecretNames: []string{"s"}, WorkloadAnnotationKeys: []string{"dynamic-config.rs/k"},
+		SupplementalGroups: []int64{0, 1000, 1 << 40}, // packed: one record, three entries
 	}}
 	b, err := proto.Marshal(full)
 	if err != nil {

@@ -36,7 +36,7 @@ import (
 // `inject -o review` prints it, and whether it was refused.
 func offlineReview(t *testing.T, c Case, inst *installation.Installation, cls *classes.Set, namespace string) ([]byte, bool) {
 	t.Helper()
-	docs, err := manifest.Read("inject", []string{c.Path("pod.yaml")}, nil, inject.Admit)
+	docs, err := manifest.Read("inject", []string{c.Path("pod.yaml")}, false, nil, inject.Admit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,6 +195,24 @@ func TestAuditPodsFindsExactlyThePodsAdmittedWhileTheFrontDoorWasDown(t *testing
 		t.Errorf("uninjected %d (want 4), asking %d (want 5), webhook found %v", r.Uninjected, r.Asking, r.Webhook.Found)
 	}
 
+	// Without --webhook-configuration audit-pods finds the configuration
+	// holding the injection webhook itself (issue 40 item 6): this one when
+	// it is alone in the cluster, else an error naming every one, this one
+	// among them, for the flag to choose.
+	switch code, out, errOut := auditPods(t, "-n", ns, "-o", "json"); code {
+	case 1:
+		var found auditReport
+		if err := json.Unmarshal([]byte(out), &found); err != nil || !found.Webhook.Found || found.Webhook.Configuration != config || found.Uninjected != 4 {
+			t.Errorf("audit-pods without --webhook-configuration: %v, %+v\n%s", err, found.Webhook, out)
+		}
+	case 2:
+		if !strings.Contains(errOut, "--webhook-configuration chooses one") || !strings.Contains(errOut, config) {
+			t.Errorf("audit-pods without --webhook-configuration: exit 2 without naming %s: %s", config, errOut)
+		}
+	default:
+		t.Errorf("audit-pods without --webhook-configuration: exit %d\n%s%s", code, out, errOut)
+	}
+
 	rx := auditPodsJSON(t, 1, "-n", excluded, "--webhook-configuration", config)
 	if got := findingsByReason(rx); fmt.Sprint(got) != fmt.Sprint(map[string][]string{"namespace-excluded": {"elsewhere-1"}}) {
 		t.Errorf("the excluded namespace's findings %v", got)

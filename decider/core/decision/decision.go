@@ -64,18 +64,23 @@ func (k ResourceKind) String() string {
 
 // Facts is everything the decider may know about the admitted object (spec 06 §2.2).
 type Facts struct {
-	Purpose                       Purpose
-	Namespace                     string
-	Name                          string
-	GenerateName                  string
-	Operation                     Operation
-	DryRun                        bool
-	Annotations                   map[string]string // only dynamic-config.rs/ keys
-	Labels                        map[string]string
-	Containers                    []Container
-	InitContainers                []Container
-	EphemeralContainers           []Container
-	RunAsUser                     *int64
+	Purpose             Purpose
+	Namespace           string
+	Name                string
+	GenerateName        string
+	Operation           Operation
+	DryRun              bool
+	Annotations         map[string]string // only dynamic-config.rs/ keys
+	Labels              map[string]string
+	Containers          []Container
+	InitContainers      []Container
+	EphemeralContainers []Container
+	RunAsUser           *int64
+	// RunAsGroup, FSGroup and SupplementalGroups are the rest of
+	// spec.securityContext's identity: who can read the rendered file.
+	RunAsGroup                    *int64
+	FSGroup                       *int64
+	SupplementalGroups            []int64
 	TerminationGracePeriodSeconds *int64
 	VolumeNames                   []string
 	ImagePullSecretNames          []string
@@ -105,6 +110,7 @@ type Container struct {
 	Args             []string
 	HasLivenessProbe bool
 	RunAsUser        *int64
+	RunAsGroup       *int64
 	Env              []EnvVar
 	VolumeMountPaths []string
 }

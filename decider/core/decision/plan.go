@@ -108,8 +108,11 @@ type AgentContainer struct {
 	SecurityContext SecurityContext
 	Ports           []ContainerPort
 	ReadinessProbe  *Probe
-	RestartPolicy   string
-	Render          string
+	// StartupProbe is a native sidecar's startup probe (issue 40): the
+	// kubelet starts the app containers after the agent's first render.
+	StartupProbe  *Probe
+	RestartPolicy string
+	Render        string
 }
 
 // AgentEnvVar is one env entry of an agent; exactly one source is set.

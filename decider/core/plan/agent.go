@@ -21,6 +21,10 @@ func agentContainer(v *view, kind agentKinds, image string, native bool) decisio
 	if watching {
 		if port := metricsPort(v); port != 0 {
 			c.Ports, c.ReadinessProbe = metricsPortAndProbe(v, port)
+			if native && startupProbed(v) {
+				c.StartupProbe = &decision.Probe{HTTPGet: readyz(v, port),
+					PeriodSeconds: startupPeriodSeconds, FailureThreshold: startupFailureThreshold}
+			}
 		}
 		if native {
 			c.RestartPolicy = restartPolicyAlways
@@ -30,26 +34,39 @@ func agentContainer(v *view, kind agentKinds, image string, native bool) decisio
 }
 
 // metricsPortAndProbe is a watching agent's port and readiness probe
-// (spec 03 §3.7): named "metrics" and probed by name on the default render,
-// unnamed and probed by number on a named render.
+// (spec 03 §3.7): named "metrics" on the default render, unnamed on a named
+// render.
 func metricsPortAndProbe(v *view, port int32) ([]decision.ContainerPort, *decision.Probe) {
 	p := decision.ContainerPort{ContainerPort: port}
-	get := &decision.HTTPGetAction{Path: readinessPath}
 	if v.isDefault() {
 		p.Name = readinessPortName
-		get.PortName = readinessPortName
-	} else {
-		get.PortNumber = port
 	}
 	ports := []decision.ContainerPort{p}
 	if !v.podIs(registry.Readiness) {
 		return ports, nil
 	}
 	return ports, &decision.Probe{
-		HTTPGet:          get,
+		HTTPGet:          readyz(v, port),
 		PeriodSeconds:    readinessPeriodSeconds,
 		FailureThreshold: readinessFailureThreshold,
 	}
+}
+
+// readyz is the agent's /readyz on its metrics port (spec 03 §3.7): by the
+// port's name on the default render, by number on a named render.
+func readyz(v *view, port int32) *decision.HTTPGetAction {
+	if v.isDefault() {
+		return &decision.HTTPGetAction{Path: readinessPath, PortName: readinessPortName}
+	}
+	return &decision.HTTPGetAction{Path: readinessPath, PortNumber: port}
+}
+
+// startupProbed reports whether a native sidecar with a metrics port gets
+// the startup probe (issue 40): readiness "false" turns off both probes on
+// /readyz, and with require-ack "true" /readyz waits for the app's
+// acknowledgement, which an app that has not started cannot give.
+func startupProbed(v *view) bool {
+	return v.podIs(registry.Readiness) && !(v.isDefault() && v.podIs(registry.RequireAck))
 }
 
 // defaultMounts is the default render's agent mount order (spec 03 §3.3);

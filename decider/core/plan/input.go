@@ -30,6 +30,10 @@ type Input struct {
 	// the installation. A pod that must finish (restartPolicy Never or
 	// OnFailure) gets native sidecars only when it is false (issue 20).
 	PlacementExplicit bool
+	// RunAsUserPin names the installation value that pins
+	// agent-run-as-user ("" when it is not pinned): the unreadable-file
+	// warning says which pin keeps the pod from the fix (issue 40).
+	RunAsUserPin string
 }
 
 // pod is the pod's facts: a nil Facts reads as a pod with nothing in it.
@@ -64,6 +68,9 @@ type Render struct {
 	Name string
 	// Values are the render's effective values by knob.
 	Values registry.Values
+	// FileModePin names the installation value that pins the render's
+	// file-mode ("" when it is not pinned), as RunAsUserPin.
+	FileModePin string
 }
 
 // Also is one also.<name> extra rendering of the default document.

@@ -47,6 +47,15 @@ const (
 	readinessPortName         = "metrics"
 	readinessPeriodSeconds    = 5
 	readinessFailureThreshold = 60
+	// The startup probe of a watching agent placed as a native sidecar with
+	// a metrics port (issue 40): the kubelet starts the next container only
+	// once it passes, so the app starts after the first render. Every 2s
+	// (the Kubernetes documentation's startup-coordination example: the app
+	// waits at most 2s past the render), 150 times: the same 300s the
+	// readiness probe (5s × 60) gives a render; past it the kubelet restarts
+	// the agent.
+	startupPeriodSeconds    = 2
+	startupFailureThreshold = 150
 
 	// restartPolicyAlways marks a native sidecar.
 	restartPolicyAlways = "Always"

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
 )
 
@@ -31,6 +32,45 @@ func nativeWatchers(in *Input) bool {
 		return true
 	}
 	return mustFinish(in) && !in.PlacementExplicit
+}
+
+// WarnAppStartsFirst is the warning of a native sidecar that nothing makes
+// the app containers wait for (issue 40).
+const WarnAppStartsFirst = "app-starts-before-render"
+
+// appStartsFirst: a watching agent placed as a native sidecar holds the app
+// containers back until its first render only through its startup probe;
+// without one, and without an init agent (mode "both") to render first, the
+// app may start before its file exists. One warning per render, in render
+// order, naming what is missing and the fix.
+func appStartsFirst(in *Input) []decision.Warning {
+	if mode, _ := lookup(&in.Default, registry.Mode); mode != "sidecar" || !nativeWatchers(in) {
+		return nil
+	}
+	dir := sharedDir(in)
+	var out []decision.Warning
+	for i := -1; i < len(in.Named); i++ {
+		v := view{in: in, render: &in.Default, dir: dir}
+		if i >= 0 {
+			v = view{in: in, render: &in.Named[i], name: in.Named[i].Name, dir: dir}
+		}
+		file, _ := v.render.Values.Get(registry.Path)
+		var why, fix string
+		switch {
+		case metricsPort(&v) == 0:
+			why, fix = "has no metrics port", ", or a metrics-port adds the probe"
+		case !v.podIs(registry.Readiness):
+			why, fix = `has readiness "false"`, `, or readiness "true" adds the probe`
+		case !startupProbed(&v):
+			why = `has require-ack "true" (its /readyz waits for the app)`
+		default:
+			continue
+		}
+		out = append(out, renderWarning(WarnAppStartsFirst, v.name, "the native sidecar agent "+why+
+			", so no startup probe holds the app until its first render: it may start before "+file+
+			` exists; mode "both" renders it first in an init container`+fix))
+	}
+	return out
 }
 
 // placementWarning is the warning of a pod that must finish and has

@@ -23,6 +23,8 @@ func podWarnings(in *Input) []decision.Warning {
 	if code, text := placementWarning(in); text != "" {
 		out = append(out, decision.Warning{Code: code, Message: text})
 	}
+	out = append(out, appStartsFirst(in)...)
+	out = append(out, unreadableFiles(in)...)
 	out = append(out, storeDefaultsNotApplied(in)...)
 	out = append(out, tokenlessKubernetesAuth(in)...)
 	if text := guaranteedBecomesBurstable(in); text != "" {

@@ -17,6 +17,9 @@ func unknownKey(s *state) *decision.Refusal {
 	if !s.hasUnknown {
 		return nil
 	}
+	if meant, ok := registry.Suggest(s.unknownKey); ok {
+		return refuse("key.unknown", s.unknownKey, "", s.unknownKey+" is not part of the contract: did you mean "+meant+"?")
+	}
 	return refuse("key.unknown", s.unknownKey, "", s.unknownKey+` is not part of the contract; check its spelling against the annotation reference (a named render's key is <key>.<name>, with a name of 1-32 characters from a-z, 0-9 and "-")`)
 }
 

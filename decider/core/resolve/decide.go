@@ -64,7 +64,9 @@ func (s *state) resolveSteps(d decision.Decision) (decision.Decision, bool) {
 		}
 		if st.skip != nil {
 			if why := st.skip(s); why != decision.SkipUnspecified {
-				return skip(s.stamp(d), why), true
+				d = skip(s.stamp(d), why)
+				d.Warnings = s.skipWarnings(why)
+				return d, true
 			}
 		}
 	}

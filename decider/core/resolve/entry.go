@@ -1,6 +1,11 @@
 package resolve
 
-import "github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+import (
+	"slices"
+
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/decision"
+	"github.com/dynamic-config-admission/dynamic-config/decider/core/registry"
+)
 
 // The entry steps B1–B5 (spec 01 §8.1, spec 08 §3): is the pod asking, and
 // may it? Each either passes, refuses, or ends the decision as a skip.
@@ -64,4 +69,31 @@ func notAsking(s *state) decision.SkipReason {
 		return decision.SkipNotRequested
 	}
 	return decision.SkipUnspecified
+}
+
+// WarnInjectMisspelled is the code of the warning a pod gets when it is not
+// asking but carries a misspelling of dynamic-config.rs/inject (issue 40).
+const WarnInjectMisspelled = "inject-misspelled"
+
+// skipWarnings are the warnings of a skip: a pod that does not ask because
+// its only inject keys are misspellings (NOT_REQUESTED without inject) is
+// told so, one warning per misspelt key in byte order, instead of passing
+// untouched in silence.
+func (s *state) skipWarnings(why decision.SkipReason) []decision.Warning {
+	if why != decision.SkipNotRequested || s.inject.set {
+		return nil
+	}
+	var keys []string
+	for k := range s.f.Annotations {
+		if registry.MisspelledInject(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []decision.Warning
+	for _, k := range keys {
+		out = append(out, decision.Warning{Code: WarnInjectMisspelled, Message: k +
+			` is not part of the contract: did you mean dynamic-config.rs/inject? The pod was admitted without the agent, since only dynamic-config.rs/inject "true" asks for it`})
+	}
+	return out
 }

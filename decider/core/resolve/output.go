@@ -76,10 +76,13 @@ func (s *state) planInput(in *plan.Input) {
 	in.AgentEnv = s.mergedAgentEnv()
 	// native-sidecar chosen by the pod or pinned (issue 20)
 	in.PlacementExplicit = s.chosen(&s.def, registry.NativeSidecar)
+	in.RunAsUserPin = s.pinName(&s.def, registry.AgentRunAsUser)
+	in.Default.FileModePin = s.pinName(&s.def, registry.FileMode)
 	if len(s.named) > 0 {
 		in.Named = make([]plan.Render, len(s.named))
 		for j, r := range s.named {
 			in.Named[j].Name = r.name
+			in.Named[j].FileModePin = s.pinName(r, registry.FileMode)
 			s.effective(&in.Named[j].Values, r, registry.PerRender)
 		}
 	}
@@ -87,6 +90,22 @@ func (s *state) planInput(in *plan.Input) {
 		a := &s.also[i]
 		in.Also = append(in.Also, plan.Also{Name: a.name, Path: a.path, Section: a.sec})
 	}
+}
+
+// pinName names the installation value that pins knob i of render r — its
+// document path, else its variable (and store) — or "" when the ladder's
+// installation rung does not pin it.
+func (s *state) pinName(r *render, i registry.ID) string {
+	iv, _, store, ok := s.silent(r, i)
+	switch {
+	case !ok || !iv.Pinned:
+		return ""
+	case iv.DocumentPath != "":
+		return iv.DocumentPath
+	case store != "":
+		return iv.Variable + " (" + store + ")"
+	}
+	return iv.Variable
 }
 
 // chosen reports whether knob i's value was chosen for this pod: written by

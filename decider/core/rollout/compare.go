@@ -262,7 +262,8 @@ func sameContainer(a, c *decision.AgentContainer) bool {
 		maps.Equal(a.Requests, c.Requests) && maps.Equal(a.Limits, c.Limits) &&
 		sameSecurityContext(&a.SecurityContext, &c.SecurityContext) &&
 		slices.Equal(a.Ports, c.Ports) &&
-		sameProbe(a.ReadinessProbe, c.ReadinessProbe)
+		sameProbe(a.ReadinessProbe, c.ReadinessProbe) &&
+		sameProbe(a.StartupProbe, c.StartupProbe)
 }
 
 // container names what differs inside one agent container found in both.
@@ -286,6 +287,9 @@ func (d *differ) container(at string, a, c *decision.AgentContainer) {
 	}
 	if !sameProbe(a.ReadinessProbe, c.ReadinessProbe) {
 		d.add(at + ".readinessProbe")
+	}
+	if !sameProbe(a.StartupProbe, c.StartupProbe) {
+		d.add(at + ".startupProbe")
 	}
 	if a.RestartPolicy != c.RestartPolicy {
 		d.add(at + ".restartPolicy")

@@ -19,10 +19,9 @@ import (
 // startupProbeShipped says the plan carries issue 40 item 3: a watching
 // agent placed as a native sidecar with a metrics port gets a startupProbe
 // on /readyz, so the kubelet starts the app only after the first render.
-// Set it to true when that lands: the Job step then fails when the agent has
-// no startupProbe. Whenever the agent has one (shipped or not), the step
+// It has landed: the Job step fails when the agent has no startupProbe, and
 // asserts that the app's first read found the file.
-const startupProbeShipped = false
+const startupProbeShipped = true
 
 // The images the tier built (test/e2e/node/mkimages) and the store's address
 // inside the cluster, through the cluster DNS.
@@ -250,7 +249,7 @@ spec:
           args: [once, /config/job.json]
           resources: {requests: {cpu: 5m, memory: 8Mi}, limits: {memory: 16Mi}}
           %[5]s
-`, appsNS, asks("apps/job.json", "/config/job.json", `dynamic-config.rs/native-sidecar: "true"`), appImage, restrictedPodSecurity, restrictedContainerSecurity))
+`, appsNS, asks("apps/job.json", "/config/job.json", `dynamic-config.rs/native-sidecar: "true"`, `dynamic-config.rs/metrics-port: "9110"`), appImage, restrictedPodSecurity, restrictedContainerSecurity))
 	start := time.Now()
 	eventually(t, "Job reader-once completes", 3*time.Minute, time.Second, func() error {
 		var j batchv1.Job

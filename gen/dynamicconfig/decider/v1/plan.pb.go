@@ -853,7 +853,10 @@ type AgentContainer struct {
 	// restart_policy is "Always" (a native sidecar) or empty.
 	RestartPolicy string `protobuf:"bytes,10,opt,name=restart_policy,json=restartPolicy,proto3" json:"restart_policy,omitempty"`
 	// render is the render the agent serves; it is not rendered into the pod.
-	Render        string `protobuf:"bytes,11,opt,name=render,proto3" json:"render,omitempty"`
+	Render string `protobuf:"bytes,11,opt,name=render,proto3" json:"render,omitempty"`
+	// startup_probe is the native sidecar's startup probe on /readyz: the kubelet starts the app
+	// containers only after the agent's first render (issue 40).
+	StartupProbe  *Probe `protobuf:"bytes,12,opt,name=startup_probe,json=startupProbe,proto3" json:"startup_probe,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -963,6 +966,13 @@ func (x *AgentContainer) GetRender() string {
 		return x.Render
 	}
 	return ""
+}
+
+func (x *AgentContainer) GetStartupProbe() *Probe {
+	if x != nil {
+		return x.StartupProbe
+	}
+	return nil
 }
 
 // AgentEnvVar is one environment variable of an agent container.
@@ -1691,7 +1701,7 @@ const file_dynamicconfig_decider_v1_plan_proto_rawDesc = "" +
 	"\x0eAgentPlacement\x12;\n" +
 	"\x04list\x18\x01 \x01(\x0e2'.dynamicconfig.decider.v1.ContainerListR\x04list\x12>\n" +
 	"\bposition\x18\x02 \x01(\x0e2\".dynamicconfig.decider.v1.PositionR\bposition\x12F\n" +
-	"\tcontainer\x18\x03 \x01(\v2(.dynamicconfig.decider.v1.AgentContainerR\tcontainer\"\xb4\x04\n" +
+	"\tcontainer\x18\x03 \x01(\v2(.dynamicconfig.decider.v1.AgentContainerR\tcontainer\"\xfa\x04\n" +
 	"\x0eAgentContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05image\x18\x02 \x01(\tR\x05image\x12\x12\n" +
@@ -1704,7 +1714,8 @@ const file_dynamicconfig_decider_v1_plan_proto_rawDesc = "" +
 	"\x0freadiness_probe\x18\t \x01(\v2\x1f.dynamicconfig.decider.v1.ProbeR\x0ereadinessProbe\x12%\n" +
 	"\x0erestart_policy\x18\n" +
 	" \x01(\tR\rrestartPolicy\x12\x16\n" +
-	"\x06render\x18\v \x01(\tR\x06render\"\xd6\x01\n" +
+	"\x06render\x18\v \x01(\tR\x06render\x12D\n" +
+	"\rstartup_probe\x18\f \x01(\v2\x1f.dynamicconfig.decider.v1.ProbeR\fstartupProbe\"\xd6\x01\n" +
 	"\vAgentEnvVar\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x05value\x18\x02 \x01(\tH\x00R\x05value\x12N\n" +
@@ -1824,17 +1835,18 @@ var file_dynamicconfig_decider_v1_plan_proto_depIdxs = []int32{
 	17, // 17: dynamicconfig.decider.v1.AgentContainer.security_context:type_name -> dynamicconfig.decider.v1.SecurityContext
 	18, // 18: dynamicconfig.decider.v1.AgentContainer.ports:type_name -> dynamicconfig.decider.v1.ContainerPort
 	19, // 19: dynamicconfig.decider.v1.AgentContainer.readiness_probe:type_name -> dynamicconfig.decider.v1.Probe
-	14, // 20: dynamicconfig.decider.v1.AgentEnvVar.secret_key_ref:type_name -> dynamicconfig.decider.v1.SecretKeyRef
-	15, // 21: dynamicconfig.decider.v1.AgentEnvVar.field_ref:type_name -> dynamicconfig.decider.v1.FieldRef
-	22, // 22: dynamicconfig.decider.v1.Resources.requests:type_name -> dynamicconfig.decider.v1.Resources.RequestsEntry
-	23, // 23: dynamicconfig.decider.v1.Resources.limits:type_name -> dynamicconfig.decider.v1.Resources.LimitsEntry
-	20, // 24: dynamicconfig.decider.v1.Probe.http_get:type_name -> dynamicconfig.decider.v1.HttpGetAction
-	21, // 25: dynamicconfig.decider.v1.Probe.exec:type_name -> dynamicconfig.decider.v1.ExecAction
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	19, // 20: dynamicconfig.decider.v1.AgentContainer.startup_probe:type_name -> dynamicconfig.decider.v1.Probe
+	14, // 21: dynamicconfig.decider.v1.AgentEnvVar.secret_key_ref:type_name -> dynamicconfig.decider.v1.SecretKeyRef
+	15, // 22: dynamicconfig.decider.v1.AgentEnvVar.field_ref:type_name -> dynamicconfig.decider.v1.FieldRef
+	22, // 23: dynamicconfig.decider.v1.Resources.requests:type_name -> dynamicconfig.decider.v1.Resources.RequestsEntry
+	23, // 24: dynamicconfig.decider.v1.Resources.limits:type_name -> dynamicconfig.decider.v1.Resources.LimitsEntry
+	20, // 25: dynamicconfig.decider.v1.Probe.http_get:type_name -> dynamicconfig.decider.v1.HttpGetAction
+	21, // 26: dynamicconfig.decider.v1.Probe.exec:type_name -> dynamicconfig.decider.v1.ExecAction
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_plan_proto_init() }

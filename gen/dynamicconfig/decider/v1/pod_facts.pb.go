@@ -269,9 +269,17 @@ type PodFacts struct {
 	// with controller: true), absent when it has none. With the namespace, the name and the labels
 	// it names the pod's workload (spec 10 §1): a rollout's slice and its report, and the pods a
 	// revision left behind (spec 10 §8).
-	Controller    *ControllerRef `protobuf:"bytes,22,opt,name=controller,proto3" json:"controller,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Controller *ControllerRef `protobuf:"bytes,22,opt,name=controller,proto3" json:"controller,omitempty"`
+	// run_as_group is spec.securityContext.runAsGroup. With run_as_user, fs_group and
+	// supplemental_groups it says whether an app container can read the rendered file (issue 40).
+	RunAsGroup *int64 `protobuf:"varint,23,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
+	// fs_group is spec.securityContext.fsGroup: the shared volume's group, which every container
+	// also gets.
+	FsGroup *int64 `protobuf:"varint,24,opt,name=fs_group,json=fsGroup,proto3,oneof" json:"fs_group,omitempty"`
+	// supplemental_groups is spec.securityContext.supplementalGroups.
+	SupplementalGroups []int64 `protobuf:"varint,25,rep,packed,name=supplemental_groups,json=supplementalGroups,proto3" json:"supplemental_groups,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PodFacts) Reset() {
@@ -458,6 +466,27 @@ func (x *PodFacts) GetController() *ControllerRef {
 	return nil
 }
 
+func (x *PodFacts) GetRunAsGroup() int64 {
+	if x != nil && x.RunAsGroup != nil {
+		return *x.RunAsGroup
+	}
+	return 0
+}
+
+func (x *PodFacts) GetFsGroup() int64 {
+	if x != nil && x.FsGroup != nil {
+		return *x.FsGroup
+	}
+	return 0
+}
+
+func (x *PodFacts) GetSupplementalGroups() []int64 {
+	if x != nil {
+		return x.SupplementalGroups
+	}
+	return nil
+}
+
 // ControllerRef is an object's controller owner reference: only what names the workload.
 type ControllerRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -534,8 +563,10 @@ type Container struct {
 	Env []*EnvVar `protobuf:"bytes,8,rep,name=env,proto3" json:"env,omitempty"`
 	// volume_mount_paths lists volumeMounts[*].mountPath.
 	VolumeMountPaths []string `protobuf:"bytes,9,rep,name=volume_mount_paths,json=volumeMountPaths,proto3" json:"volume_mount_paths,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// run_as_group is securityContext.runAsGroup.
+	RunAsGroup    *int64 `protobuf:"varint,10,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Container) Reset() {
@@ -631,6 +662,13 @@ func (x *Container) GetVolumeMountPaths() []string {
 	return nil
 }
 
+func (x *Container) GetRunAsGroup() int64 {
+	if x != nil && x.RunAsGroup != nil {
+		return *x.RunAsGroup
+	}
+	return 0
+}
+
 // EnvVar is one env entry of a container.
 type EnvVar struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -699,7 +737,7 @@ var File_dynamicconfig_decider_v1_pod_facts_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\n" +
-	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\x90\v\n" +
+	"(dynamicconfig/decider/v1/pod_facts.proto\x12\x18dynamicconfig.decider.v1\"\xa6\f\n" +
 	"\bPodFacts\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12#\n" +
@@ -728,7 +766,11 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x0eqos_guaranteed\x18\x15 \x01(\bR\rqosGuaranteed\x12G\n" +
 	"\n" +
 	"controller\x18\x16 \x01(\v2'.dynamicconfig.decider.v1.ControllerRefR\n" +
-	"controller\x1a>\n" +
+	"controller\x12%\n" +
+	"\frun_as_group\x18\x17 \x01(\x03H\x03R\n" +
+	"runAsGroup\x88\x01\x01\x12\x1e\n" +
+	"\bfs_group\x18\x18 \x01(\x03H\x04R\afsGroup\x88\x01\x01\x12/\n" +
+	"\x13supplemental_groups\x18\x19 \x03(\x03R\x12supplementalGroups\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a9\n" +
@@ -737,10 +779,12 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
 	"\f_run_as_userB#\n" +
 	"!_termination_grace_period_secondsB\"\n" +
-	" _automount_service_account_token\"7\n" +
+	" _automount_service_account_tokenB\x0f\n" +
+	"\r_run_as_groupB\v\n" +
+	"\t_fs_group\"7\n" +
 	"\rControllerRef\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xce\x02\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x86\x03\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vhas_command\x18\x02 \x01(\bR\n" +
@@ -751,8 +795,12 @@ const file_dynamicconfig_decider_v1_pod_facts_proto_rawDesc = "" +
 	"\x12has_liveness_probe\x18\x06 \x01(\bR\x10hasLivenessProbe\x12#\n" +
 	"\vrun_as_user\x18\a \x01(\x03H\x00R\trunAsUser\x88\x01\x01\x122\n" +
 	"\x03env\x18\b \x03(\v2 .dynamicconfig.decider.v1.EnvVarR\x03env\x12,\n" +
-	"\x12volume_mount_paths\x18\t \x03(\tR\x10volumeMountPathsB\x0e\n" +
-	"\f_run_as_user\"`\n" +
+	"\x12volume_mount_paths\x18\t \x03(\tR\x10volumeMountPaths\x12%\n" +
+	"\frun_as_group\x18\n" +
+	" \x01(\x03H\x01R\n" +
+	"runAsGroup\x88\x01\x01B\x0e\n" +
+	"\f_run_as_userB\x0f\n" +
+	"\r_run_as_group\"`\n" +
 	"\x06EnvVar\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x19\n" +
 	"\x05value\x18\x02 \x01(\tH\x00R\x05value\x88\x01\x01\x12\x1d\n" +

@@ -98,12 +98,16 @@ type VolumeMount struct {
 
 // SecurityContext is what the facts read of a container's securityContext.
 type SecurityContext struct {
-	RunAsUser *int64 `json:"runAsUser"`
+	RunAsUser  *int64 `json:"runAsUser"`
+	RunAsGroup *int64 `json:"runAsGroup"`
 }
 
 // PodSecurityContext is what the facts read of spec.securityContext.
 type PodSecurityContext struct {
-	RunAsUser *int64 `json:"runAsUser"`
+	RunAsUser          *int64  `json:"runAsUser"`
+	RunAsGroup         *int64  `json:"runAsGroup"`
+	FSGroup            *int64  `json:"fsGroup"`
+	SupplementalGroups []int64 `json:"supplementalGroups"`
 }
 
 // Volume is what the facts read of a volume.
