@@ -38,7 +38,7 @@ type checkClusterFlags struct {
 	deciderTimeout        time.Duration
 	dialTimeout           time.Duration
 	probe                 clustercheck.Probe
-	probeAnnotations      keyValues
+	probeAnnotations      repeated
 }
 
 func (f *checkClusterFlags) register(fs *flagSet) {
@@ -57,6 +57,7 @@ func (f *checkClusterFlags) register(fs *flagSet) {
 	fs.durationVar(&f.dialTimeout, "dial-timeout", "", 3*time.Second, "bound for each TLS handshake with an endpoint")
 	fs.stringVar(&f.probe.NamePrefix, "probe-name-prefix", "", "dynamic-config-install-proof", "the probe pod's generateName prefix")
 	fs.stringVar(&f.probe.Image, "probe-image", "", "ghcr.io/dynamic-config-admission/dynamic-config:"+strings.ReplaceAll(binaryVersion(), "+", "_"), "the probe pod's container image (never pulled: the pod is never stored)")
+	f.probeAnnotations.typeName = "KEY=VALUE"
 	fs.Var(&f.probeAnnotations, "probe-annotation", "an annotation of the probe pod, repeatable (default: inject, source consul, endpoint, key and path)")
 	fs.durationVar(&f.probe.Timeout, "probe-timeout", "", 2*time.Minute, "bound for the whole install proof")
 	fs.durationVar(&f.probe.AttemptTimeout, "probe-attempt-timeout", "", 15*time.Second, "bound for each dry-run create")
@@ -127,24 +128,15 @@ func (f *checkClusterFlags) usageError() error {
 		}
 	}
 	f.probe.Annotations = map[string]string{}
-	for _, kv := range f.probeAnnotations {
+	for _, kv := range f.probeAnnotations.values {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return fmt.Errorf("--probe-annotation is %q: want KEY=VALUE", kv)
 		}
 		f.probe.Annotations[k] = v
 	}
-	if len(f.probeAnnotations) == 0 {
+	if len(f.probeAnnotations.values) == 0 {
 		f.probe.Annotations = clustercheck.DefaultProbeAnnotations()
 	}
 	return nil
 }
-
-// keyValues is a repeatable KEY=VALUE flag.
-type keyValues []string
-
-func (k *keyValues) String() string     { return strings.Join(*k, ",") }
-func (k *keyValues) Set(s string) error { *k = append(*k, s); return nil }
-
-// Type names the value in the help (pflag).
-func (k *keyValues) Type() string { return "KEY=VALUE" }

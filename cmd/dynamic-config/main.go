@@ -45,6 +45,7 @@ func init() {
 		"audit-pods":         {runAuditPods, "pods that asked for the agent and were admitted without it, with why; exit 1 when there is one", auditPodsSynopsis, auditPodsExamples},
 		"audit-reporter":     {runAuditReporter, "in-cluster reporter: watches pod metadata, exports the uninjected-pods gauge, posts an Event per pod", auditReporterSynopsis, auditReporterExamples},
 		"rollout status":     {runRolloutStatus, "the rollout of every decider replica and follower and the verdict: ready, not-ready (why) or halted; exit 0 ready", rolloutStatusSynopsis, rolloutStatusExamples},
+		"prune-secrets":      {runPruneSecrets, "deletes the Secrets cert-manager issued for the release's Certificates (the chart's hook after it stops using them)", pruneSecretsSynopsis, pruneSecretsExamples},
 		"fleet-status":       {runFleetStatus, "every decider replica's revision, loaded-at and last reload; exit 1 on skew", fleetStatusSynopsis, fleetStatusExamples},
 		"version":            {runVersion, "prints the binary version, the built-in agent image and the Go version", versionSynopsis, versionExamples},
 		"completion":         {runCompletion, "prints a shell completion script: bash, zsh or fish", completionSynopsis, completionExamples},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
@@ -38,7 +37,7 @@ type offlineCommand struct {
 // installation flags.
 type offlineFlags struct {
 	global    globalFlags
-	files     fileList
+	files     repeated
 	namespace string
 	output    string
 	cluster   string
@@ -53,15 +52,6 @@ type offlineFlags struct {
 	verbose bool
 }
 
-// fileList is a repeatable -f flag.
-type fileList []string
-
-func (f *fileList) String() string     { return strings.Join(*f, ",") }
-func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
-
-// Type names the value in the help (pflag): -f, --filename FILE.
-func (f *fileList) Type() string { return "FILE" }
-
 // parseOfflineFlags parses cmd's command line and checks that -f is given
 // and -o is one of cmd's outputs. It returns done=true with the exit code
 // when the command must stop (help, usage; the problem is printed).
@@ -69,6 +59,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs := newFlagSet(cmd.name, stderr)
 	f = &offlineFlags{}
 	f.global.register(fs, "text")
+	f.files.typeName = "FILE"
 	fs.Var(&f.files, "f", cmd.fileHelp)
 	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the document's metadata.namespace, else default)")
 	fs.StringVar(&f.namespace, "n", "", "alias of --namespace")
@@ -88,7 +79,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	case callers.CheckClusterName(f.cluster) != "":
 		fmt.Fprintf(stderr, "%s: --cluster-name is %s\n", cmd.name, callers.CheckClusterName(f.cluster))
 		return nil, exitUsage, true
-	case len(f.files) == 0:
+	case len(f.files.values) == 0:
 		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
 		return nil, exitUsage, true
 	case f.output != cmd.outputDefault && !slices.Contains(cmd.outputs, f.output):
@@ -133,7 +124,7 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintf(stderr, "%s: DYNAMIC_CONFIG_WEBHOOK_CLASSES is true, and the offline doors do not watch the API server: give the classes with --classes-file FILE\n", cmd.name)
 		return nil, exitUsage, true
 	}
-	docs, err := manifest.Read(cmd.name, flags.files, stdin, cmd.admit)
+	docs, err := manifest.Read(cmd.name, flags.files.values, stdin, cmd.admit)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true

@@ -131,3 +131,16 @@ func recordDescribed(name string, pfs *pflag.FlagSet) {
 	defer described.Unlock()
 	described.flags[name] = pfs
 }
+
+// repeated is a flag given once per value (--secret A --secret B); its
+// help names the value as typeName.
+type repeated struct {
+	values   []string
+	typeName string
+}
+
+func (r *repeated) String() string     { return strings.Join(r.values, ",") }
+func (r *repeated) Set(v string) error { r.values = append(r.values, v); return nil }
+
+// Type names the value in the help (pflag).
+func (r *repeated) Type() string { return r.typeName }

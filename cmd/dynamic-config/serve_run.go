@@ -9,6 +9,7 @@ import (
 
 	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	frontdoord "github.com/dynamic-config-admission/dynamic-config/frontdoor/daemon"
+	"github.com/dynamic-config-admission/dynamic-config/internal/stablefile"
 )
 
 // announce writes the bound addresses to --addr-file and logs them.
@@ -18,7 +19,7 @@ func (s *serveFlags) announce(logger *slog.Logger, fd *frontdoord.Frontdoor, d *
 		if metricsAddr != "" {
 			content += "metrics=" + metricsAddr + "\n"
 		}
-		if err := writeFileAtomic(s.addrFile, []byte(content)); err != nil {
+		if err := stablefile.WriteAtomic(s.addrFile, []byte(content)); err != nil {
 			return fmt.Errorf("serve: --addr-file: %v", err)
 		}
 	}

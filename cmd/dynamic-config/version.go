@@ -4,68 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/buildinfo"
 )
 
 // version is the binary version, set at build time:
 // go build -ldflags "-X main.version=v1.2.3" (the Makefile does, from
 // scripts/version.sh).
-var version = "dev"
+var version = buildinfo.Dev
 
 // readBuildInfo is debug.ReadBuildInfo (tests replace it).
 var readBuildInfo = debug.ReadBuildInfo
 
-// buildVersion is what `version` reports.
-type buildVersion struct {
-	Version    string `json:"version"`
-	Revision   string `json:"revision,omitempty"` // the VCS revision, when the build recorded it
-	Modified   bool   `json:"modified,omitempty"` // the checkout had uncommitted changes
-	AgentImage string `json:"agentImage"`
-	Go         string `json:"go"`
-}
-
-// currentVersion reads the version, and the VCS revision Go records in a
-// build from a checkout (-buildvcs, on by default).
-func currentVersion() buildVersion {
-	v := buildVersion{Version: version, AgentImage: installation.BuiltInAgentImage, Go: runtime.Version()}
-	info, ok := readBuildInfo()
-	if !ok {
-		return v
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Revision = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
-		}
-	}
-	if v.Version != "dev" {
-		return v
-	}
-	switch {
-	case info.Main.Version != "" && info.Main.Version != "(devel)":
-		// go install module@version
-		v.Version = info.Main.Version
-	case v.Revision != "":
-		// a plain go build in a checkout: scripts/version.sh's form
-		// without a release tag
-		v.Version = "v0.0.0-dev+" + shortRevision(v.Revision)
-		if v.Modified {
-			v.Version += ".dirty"
-		}
-	}
-	return v
-}
-
-func shortRevision(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
+// currentVersion is what `version` reports (internal/buildinfo).
+func currentVersion() buildinfo.Info {
+	return buildinfo.Read(version, installation.BuiltInAgentImage, readBuildInfo)
 }
 
 // binaryVersion is the version --version and the logs report.

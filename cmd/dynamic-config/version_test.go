@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+
+	"github.com/dynamic-config-admission/dynamic-config/internal/buildinfo"
 )
 
 func TestVersionPrintsBinaryAgentImageAndGo(t *testing.T) {
@@ -52,7 +54,7 @@ func TestVersionComesFromTheBuildInfoUnderAPlainGoBuild(t *testing.T) {
 			if code := runVersion([]string{"-o", "json"}, nil, &stdout, &stderr); code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
-			var got buildVersion
+			var got buildinfo.Info
 			dec := json.NewDecoder(&stdout)
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&got); err != nil {

@@ -144,3 +144,24 @@ func TestReadSettledNeverReturnsAHalfWrittenFile(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteAtomicReplacesTheFileWholeAndLeavesNothingBeside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "addr")
+	for _, content := range []string{"first", "the second, longer"} {
+		if err := WriteAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("read %q, %v; want %q", got, err, content)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Errorf("the directory holds %d entries (%v), want the file alone", len(entries), err)
+	}
+	if err := WriteAtomic(filepath.Join(dir, "absent", "addr"), []byte("x")); err == nil {
+		t.Error("a write into a missing directory succeeded")
+	}
+}

@@ -23,8 +23,8 @@ const (
 	chartValidatingName  = "dynamic-config-env-policy"
 	chartSelfRotateRBAC  = "dynamic-config-frontdoor-self-rotate"
 	chartSelfRotateCRBAC = "dynamic-config-dynamic-config-frontdoor-self-rotate"
-	chartDeciderTLS      = "dynamic-config-decider-tls"          // rendered empty under selfRotate (issue 20)
-	chartClientTLS       = "dynamic-config-frontdoor-client-tls" // idem
+	chartDeciderTLS      = "dynamic-config-decider-rotated-tls"          // rendered empty under selfRotate (issue 20), a name of the mode's own (issue 40)
+	chartClientTLS       = "dynamic-config-frontdoor-client-rotated-tls" // idem
 )
 
 // TestSelfRotateNeedsNoMoreThanTheChartsRBAC runs the front door with the

@@ -100,10 +100,45 @@ one. Used to compare frontdoor.deciderTimeout with the webhooks' timeoutSeconds.
 {{- end -}}
 {{- end -}}
 
-{{/* Names of the three TLS Secrets (spec 07 §6.2). */}}
-{{- define "dynamic-config.frontdoorTLSSecret" -}}{{ include "dynamic-config.fullname" . }}-frontdoor-tls{{- end -}}
-{{- define "dynamic-config.deciderTLSSecret" -}}{{ include "dynamic-config.fullname" . }}-decider-tls{{- end -}}
-{{- define "dynamic-config.clientTLSSecret" -}}{{ include "dynamic-config.fullname" . }}-frontdoor-client-tls{{- end -}}
+{{/*
+Names of the three TLS Secrets (spec 07 §6.2): the front door's serving pair, the decider's serving
+pair, the front door's client pair. Each TLS mode has names of its own (issue 40), so that a switch
+of tls.mode by `helm upgrade` never patches a Secret into another type (selfSigned's are
+kubernetes.io/tls, selfRotate's Opaque) nor meets one that another owner wrote (cert-manager's are
+not Helm's): the new mode's Secrets are created beside the old ones, the pods roll onto them, and
+Helm deletes the old mode's (cert-manager's by the prune-secrets hook, secret-prune-hook.yaml).
+  selfSigned       <fullname>-frontdoor-tls, <fullname>-decider-tls, <fullname>-frontdoor-client-tls
+  selfRotate       (none: the front door signs its own), <fullname>-decider-rotated-tls,
+                   <fullname>-frontdoor-client-rotated-tls
+  certManager      <fullname>-frontdoor-cert-manager-tls, <fullname>-decider-cert-manager-tls,
+                   <fullname>-frontdoor-client-cert-manager-tls
+  existingSecrets  tls.existingSecrets.frontdoor, .decider, .client (yours; the chart renders none)
+*/}}
+{{- define "dynamic-config.tlsSecretSuffix" -}}
+{{- $mode := include "dynamic-config.tlsMode" . -}}
+{{- if eq $mode "selfRotate" -}}-rotated-tls{{- else if eq $mode "certManager" -}}-cert-manager-tls{{- else -}}-tls{{- end -}}
+{{- end -}}
+{{- define "dynamic-config.frontdoorTLSSecret" -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "existingSecrets" -}}{{ .Values.tls.existingSecrets.frontdoor }}
+{{- else -}}{{ include "dynamic-config.fullname" . }}-frontdoor{{ include "dynamic-config.tlsSecretSuffix" . }}{{- end -}}
+{{- end -}}
+{{- define "dynamic-config.deciderTLSSecret" -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "existingSecrets" -}}{{ .Values.tls.existingSecrets.decider }}
+{{- else -}}{{ include "dynamic-config.fullname" . }}-decider{{ include "dynamic-config.tlsSecretSuffix" . }}{{- end -}}
+{{- end -}}
+{{- define "dynamic-config.clientTLSSecret" -}}
+{{- if eq (include "dynamic-config.tlsMode" .) "existingSecrets" -}}{{ .Values.tls.existingSecrets.client }}
+{{- else -}}{{ include "dynamic-config.fullname" . }}-frontdoor-client{{ include "dynamic-config.tlsSecretSuffix" . }}{{- end -}}
+{{- end -}}
+{{/* The Secrets cert-manager issues in certManager mode (what the prune-secrets hook deletes), as JSON. */}}
+{{- define "dynamic-config.certManagerSecrets" -}}
+{{- $full := include "dynamic-config.fullname" . -}}
+{{- $names := list (printf "%s-frontdoor-cert-manager-tls" $full) -}}
+{{- if not (include "dynamic-config.remote" .) -}}
+{{- $names = concat $names (list (printf "%s-decider-cert-manager-tls" $full) (printf "%s-frontdoor-client-cert-manager-tls" $full)) -}}
+{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
 
 {{/* The decider's in-cluster DNS name (headless Service). */}}
 {{- define "dynamic-config.deciderHost" -}}

@@ -49,6 +49,7 @@ webhook.certManager.enabled and webhook.selfRotate.enabled (true) select the sam
 {{- define "dynamic-config.tlsMode" -}}
 {{- if or (eq .Values.tls.mode "selfRotate") .Values.webhook.selfRotate.enabled -}}selfRotate
 {{- else if or (eq .Values.tls.mode "certManager") .Values.webhook.certManager.enabled -}}certManager
+{{- else if eq .Values.tls.mode "existingSecrets" -}}existingSecrets
 {{- else -}}selfSigned
 {{- end -}}
 {{- end -}}
@@ -56,11 +57,15 @@ webhook.certManager.enabled and webhook.selfRotate.enabled (true) select the sam
 {{/* The Secret holding the self-rotated CA, and the Lease electing the replica that rotates it. */}}
 {{- define "dynamic-config.selfRotateSecret" -}}{{ include "dynamic-config.fullname" . }}-frontdoor-ca{{- end -}}
 
-{{/* The webhooks' clientConfig.caBundle line (self-signed mode only: selfRotate writes it through
-the API server, cert-manager injects it; the chart renders none, so GitOps tools see no drift). */}}
+{{/* The webhooks' clientConfig.caBundle line: the chart's CA (selfSigned) or yours
+(existingSecrets: tls.existingSecrets.caBundle, PEM); none in the other modes (selfRotate writes it
+through the API server, cert-manager injects it; so GitOps tools see no drift). */}}
 {{- define "dynamic-config.caBundle" -}}
-{{- if eq (include "dynamic-config.tlsMode" .) "selfSigned" -}}
+{{- $mode := include "dynamic-config.tlsMode" . -}}
+{{- if eq $mode "selfSigned" -}}
 caBundle: {{ (fromJson (include "dynamic-config.tls" .)).ca }}
+{{- else if eq $mode "existingSecrets" -}}
+caBundle: {{ .Values.tls.existingSecrets.caBundle | trim | b64enc }}
 {{- end -}}
 {{- end -}}
 

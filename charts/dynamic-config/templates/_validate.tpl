@@ -39,6 +39,33 @@ schema is skipped). Included at the top of every template; runs once per render.
 {{- $problems = append $problems "webhook.certManager.issuerRef.name is required when tls.mode is certManager" -}}
 {{- end -}}
 
+{{- if eq $v.tls.mode "existingSecrets" -}}
+{{- $e := $v.tls.existingSecrets -}}
+{{- $full := include "dynamic-config.fullname" . -}}
+{{- $roles := list "frontdoor" -}}
+{{- if not (include "dynamic-config.remote" .) -}}{{- $roles = list "frontdoor" "decider" "client" -}}{{- end -}}
+{{- /* Secrets the chart renders in some mode: one of yours under such a name would be deleted by
+the next switch away from that mode, or fail the switch to it. */ -}}
+{{- $owned := list -}}
+{{- range $base := list "frontdoor" "decider" "frontdoor-client" -}}
+{{- range $suffix := list "-tls" "-rotated-tls" "-cert-manager-tls" -}}
+{{- $owned = append $owned (printf "%s-%s%s" $full $base $suffix) -}}
+{{- end -}}
+{{- end -}}
+{{- $owned = append $owned (printf "%s-frontdoor-ca" $full) -}}
+{{- range $role := $roles -}}
+{{- $name := index $e $role -}}
+{{- if not $name -}}
+{{- $problems = append $problems (printf "tls.existingSecrets.%s is required when tls.mode is existingSecrets: the name of a kubernetes.io/tls Secret in the release namespace (tls.crt, tls.key, ca.crt)" $role) -}}
+{{- else if has $name $owned -}}
+{{- $problems = append $problems (printf "tls.existingSecrets.%s: %s is a name the chart manages in another TLS mode (a switch of tls.mode would delete or overwrite it); name your Secret otherwise" $role $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if not (contains "-----BEGIN CERTIFICATE-----" (toString $e.caBundle)) -}}
+{{- $problems = append $problems "tls.existingSecrets.caBundle is required when tls.mode is existingSecrets: the PEM of the CA that signed the front door's serving certificate (the webhooks' caBundle)" -}}
+{{- end -}}
+{{- end -}}
+
 {{- if and $v.tracing.enabled (not $v.tracing.endpoint) -}}
 {{- $problems = append $problems "tracing.endpoint is required when tracing.enabled is true: the URL of an OTLP/HTTP receiver, such as http://otel-collector.observability:4318" -}}
 {{- end -}}
