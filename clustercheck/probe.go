@@ -246,3 +246,20 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// ProbeAnnotations are the probe pod's annotations from KEY=VALUE pairs
+// (--probe-annotation), DefaultProbeAnnotations when there is none.
+func ProbeAnnotations(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return DefaultProbeAnnotations(), nil
+	}
+	out := map[string]string{}
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--probe-annotation is %q: want KEY=VALUE", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}

@@ -67,3 +67,11 @@ func ProofFinding(p *Probe, res ProofResult, err error) Finding {
 	f.Status, f.Detail = OK, fmt.Sprintf("the answer carries the agent (attempt %d, %s)", res.Attempts, res.Elapsed)
 	return f
 }
+
+// Write writes the report as text or, with output json, as JSON.
+func (r Report) Write(w io.Writer, output string) error {
+	if output == "json" {
+		return r.WriteJSON(w)
+	}
+	return r.WriteText(w)
+}

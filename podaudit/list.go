@@ -166,3 +166,12 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
+
+// Write writes the report as audit-pods prints it: a table of the findings
+// (output table), or the report as JSON (json).
+func (r *Report) Write(w io.Writer, output string) error {
+	if output == "json" {
+		return WriteJSON(w, r)
+	}
+	return WriteTable(w, r.Findings)
+}

@@ -112,12 +112,7 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !report.Webhook.Found {
 		fmt.Fprintf(stderr, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", client.configuration, client.webhook)
 	}
-	if output == "json" {
-		err = podaudit.WriteJSON(stdout, report)
-	} else {
-		err = podaudit.WriteTable(stdout, report.Findings)
-	}
-	if err != nil {
+	if err := report.Write(stdout, output); err != nil {
 		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
 		return exitUsage
 	}

@@ -97,12 +97,7 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		findings = append(findings, clustercheck.ProofFinding(&p, res, err))
 	}
 	report := clustercheck.NewReport(findings)
-	if f.output == "json" {
-		err = report.WriteJSON(stdout)
-	} else {
-		err = report.WriteText(stdout)
-	}
-	if err != nil {
+	if err := report.Write(stdout, f.output); err != nil {
 		fmt.Fprintf(stderr, "check-cluster: %v\n", err)
 		return exitUsage
 	}
@@ -127,16 +122,7 @@ func (f *checkClusterFlags) usageError() error {
 			return fmt.Errorf("--%s is %s: it must be positive", d.name, d.value)
 		}
 	}
-	f.probe.Annotations = map[string]string{}
-	for _, kv := range f.probeAnnotations.values {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return fmt.Errorf("--probe-annotation is %q: want KEY=VALUE", kv)
-		}
-		f.probe.Annotations[k] = v
-	}
-	if len(f.probeAnnotations.values) == 0 {
-		f.probe.Annotations = clustercheck.DefaultProbeAnnotations()
-	}
-	return nil
+	var err error
+	f.probe.Annotations, err = clustercheck.ProbeAnnotations(f.probeAnnotations.values)
+	return err
 }

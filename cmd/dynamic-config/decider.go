@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
@@ -99,7 +97,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	defer stopTracing(tr, logger)
 	cfg := f.cfg
-	if cfg.TLS, err = f.tls(); err != nil {
+	if cfg.TLS, err = f.cfg.TLS.ForFlags(f.plaintext); err != nil {
 		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return exitUsage
 	}
@@ -118,44 +116,6 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitRefused
 	}
 	return exitOK
-}
-
-// tls is the listener's TLS as the flags name it (zero: --plaintext), or
-// the flags' conflict.
-func (d *deciderFlags) tls() (deciderd.TLS, error) {
-	t := d.cfg.TLS
-	hasPair := t.CertFile != "" || t.KeyFile != ""
-	switch {
-	case d.plaintext && hasPair:
-		return t, errors.New("--plaintext and --tls-cert/--tls-key exclude each other")
-	case d.plaintext && t.ClientCA != "":
-		return t, errors.New("--tls-client-ca needs --tls-cert/--tls-key; it cannot be used with --plaintext")
-	case d.plaintext:
-		return deciderd.TLS{}, nil
-	case t.CertFile == "" || t.KeyFile == "":
-		if hasPair {
-			return t, errors.New("--tls-cert and --tls-key go together")
-		}
-		return t, errors.New("no TLS pair at --tls-cert/--tls-key and --plaintext not set")
-	}
-	return t, nil
-}
-
-// checkCallerFlags validates --cluster-name and its pairing with --callers.
-func checkCallerFlags(f deciderFlags) error {
-	if problem := callers.CheckClusterName(f.cfg.Cluster); problem != "" {
-		return errors.New("--cluster-name is " + problem)
-	}
-	if f.cfg.Callers == "" {
-		return nil
-	}
-	if f.cfg.TokenFile != "" {
-		return errors.New("--callers and --auth-token-file exclude each other; list the token's SHA-256 in the callers file as a caller's tokenSHA256")
-	}
-	if f.cfg.Cluster == "" {
-		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
-	}
-	return nil
 }
 
 // valid checks the decider's flags, printing the first problem.
@@ -184,7 +144,7 @@ func (d *deciderFlags) valid(fs *flagSet, stderr io.Writer) bool {
 		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return false
 	}
-	if err := checkCallerFlags(*d); err != nil {
+	if err := d.cfg.CheckCallers(); err != nil {
 		fmt.Fprintln(stderr, "decider: "+err.Error())
 		return false
 	}

@@ -113,7 +113,7 @@ func (d *frontdoorFlags) valid(stderr io.Writer) bool {
 		fmt.Fprintln(stderr, "frontdoor: --decider-target is required")
 		return false
 	}
-	if err := checkFailureFlags(d.cfg.OnDeciderError, d.cfg.OnDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnError(d.cfg.OnDeciderError, d.cfg.OnDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return false
 	}
@@ -157,15 +157,4 @@ func refuseInstallationVariables(stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "frontdoor: %s is an installation setting; set it on the decider\n", v)
 	}
 	return len(set) > 0
-}
-
-// checkFailureFlags validates --on-decider-error and --on-decider-error-validate.
-func checkFailureFlags(onError, onErrorValidate string) error {
-	if onError != handler.OnErrorDeny && onError != handler.OnErrorAllow {
-		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
-	}
-	if onErrorValidate != "" && onErrorValidate != handler.OnErrorDeny && onErrorValidate != handler.OnErrorAllow {
-		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
-	}
-	return nil
 }

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -102,7 +100,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
-	certFile, keyFile, err := serveTLSFiles(f)
+	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsCert, f.tlsKey, f.tlsGenerate)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -182,12 +180,12 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 // valid checks serve's flags, printing the first problem.
 func (s *serveFlags) valid(stderr io.Writer) bool {
 	for _, a := range []string{s.addr, s.deciderAddr, s.metricsAddr} {
-		if a != "" && !isLoopbackAddr(a) {
+		if a != "" && !frontdoord.IsLoopbackAddr(a) {
 			fmt.Fprintln(stderr, errNotLoopback.Error())
 			return false
 		}
 	}
-	if err := checkFailureFlags(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return false
 	}
@@ -221,25 +219,6 @@ func (s *serveFlags) installationOptions() (installationloader.Options, func(), 
 	return opts, cleanup, nil
 }
 
-// serveTLSFiles resolves the front door's TLS files: --tls-cert/--tls-key,
-// or the pair --tls-generate writes; "" = plain HTTP.
-func serveTLSFiles(f serveFlags) (certFile, keyFile string, err error) {
-	hasPair := f.tlsCert != "" || f.tlsKey != ""
-	switch {
-	case f.tlsGenerate != "" && hasPair:
-		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
-	case f.tlsGenerate != "":
-		gen, err := frontdoord.GenerateLoopbackTLS(f.tlsGenerate)
-		if err != nil {
-			return "", "", err
-		}
-		return gen.Cert, gen.Key, nil
-	case hasPair && (f.tlsCert == "" || f.tlsKey == ""):
-		return "", "", errors.New("--tls-cert and --tls-key go together")
-	}
-	return f.tlsCert, f.tlsKey, nil
-}
-
 // writeEmbeddedInstallation writes the embedded document to a private
 // temporary file for the decider to load and returns its path.
 func writeEmbeddedInstallation() (string, func(), error) {
@@ -254,18 +233,4 @@ func writeEmbeddedInstallation() (string, func(), error) {
 		return "", nil, fmt.Errorf("embedded installation: %w", err)
 	}
 	return path, cleanup, nil
-}
-
-// isLoopbackAddr reports whether a listen address is loopback-only:
-// 127.0.0.0/8, ::1 or localhost, with a port.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	frontdoord "github.com/dynamic-config-admission/dynamic-config/frontdoor/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
@@ -277,7 +278,7 @@ func TestServeLoopbackAddresses(t *testing.T) {
 			name = c.addr + " is a loopback address"
 		}
 		t.Run(name, func(t *testing.T) {
-			if got := isLoopbackAddr(c.addr); got != c.want {
+			if got := frontdoord.IsLoopbackAddr(c.addr); got != c.want {
 				t.Errorf("isLoopbackAddr(%q) = %v, want %v", c.addr, got, c.want)
 			}
 		})

@@ -242,3 +242,15 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request,
 	}
 	return req, 0, ""
 }
+
+// CheckOnError validates --on-decider-error and --on-decider-error-validate
+// ("" = the first's value): each deny or allow.
+func CheckOnError(onError, onErrorValidate string) error {
+	if onError != OnErrorDeny && onError != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
+	}
+	if onErrorValidate != "" && onErrorValidate != OnErrorDeny && onErrorValidate != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
+	}
+	return nil
+}
