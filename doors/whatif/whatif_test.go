@@ -163,7 +163,7 @@ func TestTheClusterIsListedOnceByWorkload(t *testing.T) {
 	var got []string
 	for _, d := range docs {
 		var head struct {
-			Kind     string `json:"kind"`
+			Kind     string                `json:"kind"`
 			Metadata struct{ Name string } `json:"metadata"`
 		}
 		if err := json.Unmarshal(d.Raw, &head); err != nil {
