@@ -32,7 +32,7 @@ func valueAt(a *engine.Admitted, path string) string {
 	if json.Unmarshal(a.Mutated, &pod) != nil {
 		return ""
 	}
-	var at any = pod["spec"]
+	at := pod["spec"]
 	if strings.HasPrefix(path, "metadata.") {
 		at, path = pod["metadata"], strings.TrimPrefix(path, "metadata.")
 	}
