@@ -153,18 +153,6 @@ do_all() {
   "$chartcheck" same -a "$render/kustomize-follower.yaml" -b "$work/follower-expected.yaml" -ignore-kind Namespace \
     || fail "deploy/kustomize/overlays/follower differs from the chart's decider.follow render of tests/values/kustomize-follower.yaml"
   echo "kustomize: the follower overlay equals the chart's decider.follow render (no installation, a following decider)"
-  # issue 41 item 8: the rollout overlay adds a candidate as the chart's rollout.* does; the
-  # decider's own validation (check-installation --rollout) gives the same candidate revision.
-  "$chartcheck" installation -f "$render/kustomize-rollout.yaml" -doc "$work/rollout.installation.yaml" \
-    -env "$work/rollout.env" -rollout "$work/rollout.rollout.yaml"
-  local kust_candidate chart_candidate rollout_vars=()
-  mapfile -t rollout_vars < "$work/rollout.env"
-  kust_candidate=$(env -i PATH="$PATH" "${rollout_vars[@]}" "$work/dynamic-config" check-installation \
-    --installation "$work/rollout.installation.yaml" --rollout "$work/rollout.rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
-  chart_candidate=$("$work/dynamic-config" check-installation --no-env --values "$values/kustomize-rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
-  [[ -n $kust_candidate && $kust_candidate == "$chart_candidate" ]] \
-    || fail "deploy/kustomize/overlays/rollout's candidate ($kust_candidate) is not the chart's rollout.* candidate of tests/values/kustomize-rollout.yaml ($chart_candidate)"
-  echo "kustomize: the rollout overlay's candidate is the chart's rollout.* candidate ($kust_candidate)"
   if command -v kubectl >/dev/null 2>&1; then
     for dir in base overlays/example; do
       kubectl kustomize "deploy/kustomize/$dir" > "$work/kubectl-kustomize.yaml"
@@ -221,6 +209,18 @@ do_all() {
   door_rendered kustomize-base "$render/kustomize-base.yaml"
   [[ $rev == "$base_rev" ]] || fail "kustomize base revision $rev != chart default revision $base_rev"
   echo "kustomize base: valid, the same revision"
+  # issue 41 item 8: the rollout overlay adds a candidate as the chart's rollout.* does; the
+  # decider's own validation (check-installation --rollout) gives the same candidate revision.
+  "$chartcheck" installation -f "$render/kustomize-rollout.yaml" -doc "$work/rollout.installation.yaml" \
+    -env "$work/rollout.env" -rollout "$work/rollout.rollout.yaml"
+  local kust_candidate chart_candidate rollout_vars=()
+  mapfile -t rollout_vars < "$work/rollout.env"
+  kust_candidate=$(env -i PATH="$PATH" "${rollout_vars[@]}" "$work/dynamic-config" check-installation \
+    --installation "$work/rollout.installation.yaml" --rollout "$work/rollout.rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
+  chart_candidate=$("$work/dynamic-config" check-installation --no-env --values "$values/kustomize-rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
+  [[ -n $kust_candidate && $kust_candidate == "$chart_candidate" ]] \
+    || fail "deploy/kustomize/overlays/rollout's candidate ($kust_candidate) is not the chart's rollout.* candidate of tests/values/kustomize-rollout.yaml ($chart_candidate)"
+  echo "kustomize: the rollout overlay's candidate is the chart's rollout.* candidate ($kust_candidate)"
 
   template "$work/seed-000.yaml" -f "$values/seed-000.yaml"
   door_rendered seed-000 "$work/seed-000.yaml"
