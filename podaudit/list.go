@@ -3,6 +3,7 @@ package podaudit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -174,4 +175,24 @@ func (r *Report) Write(w io.Writer, output string) error {
 		return WriteJSON(w, r)
 	}
 	return WriteTable(w, r.Findings)
+}
+
+// CheckListFlags checks audit-pods' -o, -n and -A.
+func CheckListFlags(output, namespace string, allNamespaces bool) error {
+	switch {
+	case output != "table" && output != "json":
+		return fmt.Errorf("-o is %q: want table or json", output)
+	case allNamespaces && namespace != "":
+		return errors.New("-n and -A exclude each other")
+	}
+	return nil
+}
+
+// MissingWebhookHint is what audit-pods says when the webhook it was told
+// to look for does not exist ("" when it does).
+func (r *Report) MissingWebhookHint(configuration, webhook string) string {
+	if r.Webhook.Found {
+		return ""
+	}
+	return fmt.Sprintf("audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", configuration, webhook)
 }

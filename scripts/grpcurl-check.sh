@@ -40,6 +40,18 @@ grep -q '"installationRevision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc
 installation="$("$GRPCURL" -plaintext "$addr" dynamicconfig.decider.v1.DeciderService/GetInstallation)" || fail "GetInstallation failed"
 grep -q '"revision": "sha256:' <<<"$installation" || fail "GetInstallation has no revision: $installation"
 
+# Issue 43: WatchRevision, a server stream, announces the revisions at once and then every
+# heartbeat; grpcurl prints what arrives until -max-time ends the call (its exit code is then
+# DeadlineExceeded's, which is the expected end here).
+grep -q 'rpc WatchRevision ( .*WatchRevisionRequest ) returns ( stream .*WatchRevisionResponse )' <<<"$describe" ||
+	fail "describe does not show the server-streaming WatchRevision: $describe"
+watch="$("$GRPCURL" -plaintext -max-time 2 -d '{}' "$addr" dynamicconfig.decider.v1.DeciderService/WatchRevision 2>&1)" || true
+grep -q '"installationRevision": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"' <<<"$watch" ||
+	fail "WatchRevision does not announce the empty installation's revision: $watch"
+grep -q '"heartbeatInterval": "5s"' <<<"$watch" || fail "WatchRevision does not announce its heartbeat interval: $watch"
+grep -q '"deciderBuild": "' <<<"$watch" || fail "WatchRevision does not name the decider's build: $watch"
+grep -q 'DeadlineExceeded' <<<"$watch" || fail "WatchRevision ended before grpcurl's -max-time: $watch"
+
 # Issue 24: every decider is a leader; grpcurl drives SyncInstallation. It
 # closes its side after the one message, so the leader answers with one
 # snapshot of the installation in force and ends the stream.
@@ -69,4 +81,4 @@ grep -q 'does not support the reflection API' "$work/list-off" ||
 	fail "list with --reflection=false failed for another reason: $(cat "$work/list-off")"
 stop_decider
 
-echo "grpcurl-check: list, describe, Decide, GetInstallation and SyncInstallation answered; --reflection=false hides the service"
+echo "grpcurl-check: list, describe, Decide, GetInstallation, WatchRevision and SyncInstallation answered; --reflection=false hides the service"

@@ -25,7 +25,10 @@ func compare(ctx context.Context, o *options, clientTLS *tls.Config, stdout, std
 		fmt.Fprintln(stderr, "admission-load:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "compare: new %s against base %s, two-process, %d pairs per concurrency, the first of each pair alternating\n\n", o.binary, o.baseBinary, o.pairs)
+	// The seed mix: every request a new question, so that a build with the
+	// decision cache is measured on its miss path (issue 43).
+	seed := &mix{name: mixSeed, reqs: reqs}
+	fmt.Fprintf(stdout, "compare: new %s against base %s, two-process, the seed mix (every request a new question: the decider's path), %d pairs per concurrency, the first of each pair alternating\n\n", o.binary, o.baseBinary, o.pairs)
 	errors := 0
 	for _, c := range o.concurrency {
 		var pairs []pairResult
@@ -36,7 +39,7 @@ func compare(ctx context.Context, o *options, clientTLS *tls.Config, stdout, std
 				order[0], order[1] = order[1], order[0]
 			}
 			for _, bin := range order {
-				cl, err := measureTwoProcess(ctx, o, bin, c, clientTLS, reqs)
+				cl, err := measureTwoProcess(ctx, o, bin, c, clientTLS, seed)
 				if err != nil {
 					fmt.Fprintln(stderr, "admission-load:", err)
 					return 2
@@ -62,7 +65,7 @@ func compare(ctx context.Context, o *options, clientTLS *tls.Config, stdout, std
 
 // measureTwoProcess starts binary's two-process shape, runs one cell at
 // concurrency c and stops it.
-func measureTwoProcess(ctx context.Context, o *options, binary string, c int, clientTLS *tls.Config, reqs []request) (*cell, error) {
+func measureTwoProcess(ctx context.Context, o *options, binary string, c int, clientTLS *tls.Config, m *mix) (*cell, error) {
 	t, err := startTwoProcess(o, binary)
 	if t != nil {
 		defer t.stop()
@@ -70,7 +73,7 @@ func measureTwoProcess(ctx context.Context, o *options, binary string, c int, cl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", binary, err)
 	}
-	do, done := httpsCaller(t.url, clientTLS, reqs, c)
+	do, done := httpsCaller(t.url, clientTLS, m, c)
 	cl := closedLoop(ctx, t.name, c, o.warmup, o.window, do, t.cpu, nil)
 	done()
 	if err := t.alive(); err != nil {

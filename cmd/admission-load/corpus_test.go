@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -70,5 +76,70 @@ func TestSoleListenerFindsTheLoopbackListener(t *testing.T) {
 	addrs, ok := soleListener("listen")(os.Getpid())
 	if !ok || addrs["listen"] != lis.Addr().String() {
 		t.Errorf("soleListener = %v, %v; want %s", addrs, ok, lis.Addr())
+	}
+}
+
+func TestEverySeedRequestIsANewQuestionAndTheRepeatMixOneQuestion(t *testing.T) {
+	m, err := mixes(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := m[mixSeed]
+	for _, r := range seed.reqs {
+		if r.counterAt <= 0 || string(r.body[r.counterAt-1:r.counterAt+counterDigits]) != counterZeros {
+			t.Fatalf("%s: no counter label in its body", r.name)
+		}
+	}
+	// The caller writes each request's own number into the label.
+	var mu sync.Mutex
+	labels := map[string]bool{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		i := bytes.Index(body, []byte(`"`+counterLabel+`":"`))
+		mu.Lock()
+		labels[string(body[i:i+len(counterLabel)+4+len(counterZeros)])] = true
+		mu.Unlock()
+		http.Error(w, "recorded", http.StatusTeapot)
+	}))
+	defer srv.Close()
+	do, done := httpsCaller(srv.URL, srv.Client().Transport.(*http.Transport).TLSClientConfig, seed, 2)
+	for i := range 20 {
+		do(context.Background(), i%2, i)
+	}
+	done()
+	if len(labels) != 20 {
+		t.Fatalf("20 seed requests carried %d distinct counter labels: %v", len(labels), labels)
+	}
+	if len(m[mixRepeat].reqs) != repeatUIDs || len(m[mixFleet].reqs) != fleetTemplates {
+		t.Fatalf("%d repeat requests, %d fleet templates", len(m[mixRepeat].reqs), len(m[mixFleet].reqs))
+	}
+	for _, r := range m[mixRepeat].reqs {
+		if r.counterAt != 0 || !strings.Contains(string(r.body), `"generateName":"shop-7d4f8b9c-"`) {
+			t.Fatalf("a repeat request is not the ReplicaSet's pod: %s", r.body)
+		}
+	}
+}
+
+func TestTheFleetMixIsZipfDistributed(t *testing.T) {
+	m, err := mixes(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := m[mixFleet].picker(2)
+	counts := make([]int, fleetTemplates)
+	for i := range 100_000 {
+		counts[pick(i%2, i)]++
+	}
+	if counts[0] < 10*counts[50] || counts[0] < 15_000 {
+		t.Fatalf("the most popular template drew %d, the 51st %d: not Zipf-like", counts[0], counts[50])
+	}
+	seen := 0
+	for _, n := range counts {
+		if n > 0 {
+			seen++
+		}
+	}
+	if seen < fleetTemplates/2 {
+		t.Fatalf("only %d of %d templates drawn in 100 000 requests", seen, fleetTemplates)
 	}
 }

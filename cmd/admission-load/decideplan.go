@@ -52,12 +52,12 @@ func decidePlanCaller(installationPath string) (call, error) {
 		}
 		pods = append(pods, asking{p.name, f, want})
 	}
-	return func(_ context.Context, _, i int) string {
+	return func(_ context.Context, _, i int) (string, bool) {
 		p := &pods[i%len(pods)]
 		if d := decide(inst, p.facts); d.Outcome != p.want {
-			return fmt.Sprintf("decide-plan: %s: outcome %d, want %d", p.name, d.Outcome, p.want)
+			return fmt.Sprintf("decide-plan: %s: outcome %d, want %d", p.name, d.Outcome, p.want), false
 		}
-		return ""
+		return "", false
 	}, nil
 }
 

@@ -31,7 +31,14 @@ type cell struct {
 	latencies   []time.Duration // sorted
 	cpu         float64         // CPU seconds of the target's processes in the window
 	clientCPU   float64         // CPU seconds of the calling side in the window, when measured (the gRPC floor)
+	// mix names the requests (the seed mix when empty; mixes.go), hits how
+	// many answers of the window came from the front door's decision cache.
+	mix  string
+	hits int
 }
+
+// hitRate is the share of the window's answers given from the decision cache.
+func (c *cell) hitRate() float64 { return ratio(float64(c.hits), float64(c.n)) }
 
 func (c *cell) rate() float64 { return float64(c.n) / c.window.Seconds() }
 
@@ -59,8 +66,9 @@ func (c *cell) clientCPUPerOp() float64 {
 	return c.clientCPU / float64(c.n) * 1e6
 }
 
-// call is one request of a closed loop: it returns a problem ("" = fine).
-type call func(ctx context.Context, worker, i int) string
+// call is one request of a closed loop: it returns a problem ("" = fine)
+// and whether the answer came from the front door's decision cache.
+type call func(ctx context.Context, worker, i int) (problem string, hit bool)
 
 // closedLoop runs c workers, each sending its next request as soon as the
 // previous answer is read, for warmup and then window; it keeps the requests
@@ -76,6 +84,7 @@ func closedLoop(ctx context.Context, target string, c int, warmup, window time.D
 		wg        sync.WaitGroup
 		mu        sync.Mutex
 		all       []time.Duration
+		hits      int
 		errs      int
 		firstErr  string
 		next      atomic.Int64
@@ -85,13 +94,13 @@ func closedLoop(ctx context.Context, target string, c int, warmup, window time.D
 		go func() {
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 4096)
-			var werrs int
+			var werrs, whits int
 			var wfirst string
 			for !stop.Load() && ctx.Err() == nil {
 				i := int(next.Add(1))
 				in := measuring.Load()
 				t0 := time.Now()
-				problem := do(ctx, w, i)
+				problem, hit := do(ctx, w, i)
 				d := time.Since(t0)
 				if !in || stop.Load() {
 					continue // outside the window (a request that ends after it is dropped)
@@ -106,9 +115,13 @@ func closedLoop(ctx context.Context, target string, c int, warmup, window time.D
 				if len(lat) < maxSamples {
 					lat = append(lat, d)
 				}
+				if hit {
+					whits++
+				}
 			}
 			mu.Lock()
 			all = append(all, lat...)
+			hits += whits
 			errs += werrs
 			if firstErr == "" {
 				firstErr = wfirst
@@ -127,7 +140,7 @@ func closedLoop(ctx context.Context, target string, c int, warmup, window time.D
 	wg.Wait()
 	slices.Sort(all)
 	return &cell{target: target, concurrency: c, n: len(all), errors: errs, firstError: firstErr,
-		window: elapsed, latencies: all, cpu: cpu1 - cpu0, clientCPU: client1 - client0}
+		window: elapsed, latencies: all, cpu: cpu1 - cpu0, clientCPU: client1 - client0, hits: hits}
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -137,12 +150,16 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// httpsCaller posts the corpus round robin to url/mutate, one keep-alive
+// cacheMark is what an answer from the front door's decision cache carries.
+var cacheMark = []byte(`"decision-source":"cache"`)
+
+// httpsCaller posts the mix's requests to url/mutate, one keep-alive
 // HTTP/1.1 connection per worker, and checks every answer. done closes the
 // connections.
-func httpsCaller(url string, tlsConfig *tls.Config, reqs []request, workers int) (do call, done func()) {
+func httpsCaller(url string, tlsConfig *tls.Config, m *mix, workers int) (do call, done func()) {
 	clients := make([]*http.Client, workers)
 	bufs := make([]*bytes.Buffer, workers)
+	bodies := make([][]byte, workers)
 	for i := range clients {
 		clients[i] = &http.Client{
 			Timeout: 10 * time.Second,
@@ -155,33 +172,46 @@ func httpsCaller(url string, tlsConfig *tls.Config, reqs []request, workers int)
 		}
 		bufs[i] = new(bytes.Buffer)
 	}
+	pick := m.picker(workers)
+	var counter atomic.Uint64
 	done = func() {
 		for _, c := range clients {
 			c.CloseIdleConnections()
 		}
 	}
-	return func(ctx context.Context, worker, i int) string {
-		r := &reqs[i%len(reqs)]
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mutate", bytes.NewReader(r.body))
+	return func(ctx context.Context, worker, i int) (string, bool) {
+		r := &m.reqs[pick(worker, i)]
+		body := r.body
+		if r.counterAt > 0 {
+			// A new question: this request's own number in the counter label.
+			bodies[worker] = append(bodies[worker][:0], r.body...)
+			body = bodies[worker]
+			n := counter.Add(1)
+			for d := r.counterAt + counterDigits - 1; d >= r.counterAt; d-- {
+				body[d] = byte('0' + n%10)
+				n /= 10
+			}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/mutate", bytes.NewReader(body))
 		if err != nil {
-			return err.Error()
+			return err.Error(), false
 		}
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := clients[worker].Do(req)
 		if err != nil {
-			return err.Error()
+			return err.Error(), false
 		}
 		buf := bufs[worker]
 		buf.Reset()
 		_, err = buf.ReadFrom(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return err.Error()
+			return err.Error(), false
 		}
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes())
+			return fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode, buf.Bytes()), false
 		}
-		return r.check(buf.Bytes())
+		return r.check(buf.Bytes()), bytes.Contains(buf.Bytes(), cacheMark)
 	}, done
 }
 
@@ -196,16 +226,16 @@ func grpcCaller(addr string) (call, io.Closer, error) {
 	}
 	hc := healthpb.NewHealthClient(conn)
 	req := &healthpb.HealthCheckRequest{}
-	return func(ctx context.Context, _, _ int) string {
+	return func(ctx context.Context, _, _ int) (string, bool) {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		resp, err := hc.Check(ctx, req)
 		if err != nil {
-			return err.Error()
+			return err.Error(), false
 		}
 		if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-			return "health status " + resp.GetStatus().String()
+			return "health status " + resp.GetStatus().String(), false
 		}
-		return ""
+		return "", false
 	}, conn, nil
 }

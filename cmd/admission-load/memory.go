@@ -22,6 +22,9 @@ type memoryRow struct {
 	process, setup string
 	startup        time.Duration // process start to SERVING (0: not measured)
 	rss, hwm       int64         // KiB, after the setup
+	// anon is RssAnon (KiB): the part of rss a container's memory limit
+	// cannot reclaim (the binary's mapped pages are file-backed).
+	anon int64
 }
 
 // memory measures what the processes hold and how long they take to serve
@@ -67,14 +70,15 @@ func memory(ctx context.Context, o *options, dir string, clientTLS *tls.Config, 
 		return 2
 	}
 	rows = append(rows, fd...)
-	fmt.Fprintln(stdout, "| process | setup | start → SERVING | RSS | peak RSS |")
-	fmt.Fprintln(stdout, "|---|---|--:|--:|--:|")
+	fmt.Fprintln(stdout, "| process | setup | start → SERVING | RSS | anonymous RSS | peak RSS |")
+	fmt.Fprintln(stdout, "|---|---|--:|--:|--:|--:|")
 	for _, r := range rows {
 		startup := "—"
 		if r.startup > 0 {
 			startup = short(r.startup)
 		}
-		fmt.Fprintf(stdout, "| %s | %s | %s | %.1f MiB | %.1f MiB |\n", r.process, r.setup, startup, float64(r.rss)/1024, float64(r.hwm)/1024)
+		fmt.Fprintf(stdout, "| %s | %s | %s | %.1f MiB | %.1f MiB | %.1f MiB |\n", r.process, r.setup, startup,
+			float64(r.rss)/1024, float64(r.anon)/1024, float64(r.hwm)/1024)
 	}
 	return 0
 }
@@ -104,13 +108,16 @@ func measureDecider(ctx context.Context, o *options, installation string, extra 
 	}
 	sleep(ctx, time.Second)
 	rss, hwm, err := residentKiB(d.cmd.Process.Pid)
-	return memoryRow{process: "decider", startup: up, rss: rss, hwm: hwm}, err
+	return memoryRow{process: "decider", startup: up, rss: rss, hwm: hwm, anon: anonKiB(d.cmd.Process.Pid)}, err
 }
 
 // measureFrontDoor starts the two-process shape, times the front door to
-// ready, reads its RSS idle and after a load cell at c=32.
+// ready, reads its RSS idle, after a load cell at c=32 under the repeat mix
+// (its decision cache holds one answer) and after one under the seed mix
+// (every request a new question: the cache full at its default bound, issue
+// 43); then the same seed cell against a front door without the cache.
 func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([]memoryRow, error) {
-	t, err := startTwoProcess(o, o.binary)
+	t, err := startTwoProcess(o, o.binary, "--metrics-addr", "127.0.0.1:0")
 	if t != nil {
 		defer t.stop()
 	}
@@ -136,24 +143,82 @@ func measureFrontDoor(ctx context.Context, o *options, clientTLS *tls.Config) ([
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := requests(false)
+	rows := []memoryRow{{process: "frontdoor", setup: "idle", startup: up, rss: idle, hwm: idlePeak, anon: anonKiB(fd.cmd.Process.Pid)}}
+	all, err := mixes(false)
 	if err != nil {
 		return nil, err
 	}
-	do, done := httpsCaller(t.url, clientTLS, reqs, 32)
+	for _, m := range []*mix{all[mixRepeat], all[mixSeed]} {
+		row, err := loadedFrontDoor(ctx, o, t, fd, clientTLS, m)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	off, err := startTwoProcess(o, o.binary, "--metrics-addr", "127.0.0.1:0", "--decision-cache=false")
+	if off != nil {
+		defer off.stop()
+	}
+	if err != nil {
+		return nil, err
+	}
+	row, err := loadedFrontDoor(ctx, o, off, off.children[len(off.children)-1], clientTLS, all[mixSeed])
+	if err != nil {
+		return nil, err
+	}
+	row.setup += ", --decision-cache=false"
+	return append(rows, row), nil
+}
+
+// loadedFrontDoor runs a c=32 cell of m against t and reads the front
+// door's RSS and its decision cache's entries and bytes (/metrics).
+func loadedFrontDoor(ctx context.Context, o *options, t *target, fd *child, clientTLS *tls.Config, m *mix) (memoryRow, error) {
+	do, done := httpsCaller(t.url, clientTLS, m, 32)
 	cl := closedLoop(ctx, t.name, 32, o.warmup, o.window, do, t.cpu, nil)
 	done()
 	if cl.errors > 0 {
-		return nil, fmt.Errorf("front door under c=32: %d errors, the first: %s", cl.errors, cl.firstError)
+		return memoryRow{}, fmt.Errorf("front door under c=32: %d errors, the first: %s", cl.errors, cl.firstError)
 	}
-	loaded, loadedPeak, err := residentKiB(fd.cmd.Process.Pid)
+	rss, peak, err := residentKiB(fd.cmd.Process.Pid)
 	if err != nil {
-		return nil, err
+		return memoryRow{}, err
 	}
-	return []memoryRow{
-		{process: "frontdoor", setup: "idle", startup: up, rss: idle, hwm: idlePeak},
-		{process: "frontdoor", setup: fmt.Sprintf("after %s at c=32 (%.0f req/s)", o.window, cl.rate()), rss: loaded, hwm: loadedPeak},
-	}, nil
+	entries, bytes := cacheSize(fd.addrs["metrics"])
+	return memoryRow{process: "frontdoor", rss: rss, hwm: peak, anon: anonKiB(fd.cmd.Process.Pid),
+		setup: fmt.Sprintf("after %s at c=32 (%.0f req/s), the %s mix: %s entries, %s MiB estimated in the decision cache",
+			o.window, cl.rate(), m.name, entries, bytes)}, nil
+}
+
+// cacheSize reads the decision cache's entries and estimated MiB from the
+// front door's /metrics ("?" when it cannot be read).
+func cacheSize(metricsAddr string) (entries, mib string) {
+	entries, mib = "?", "?"
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "dynamic_config_decision_cache_entries":
+			entries = strconv.FormatFloat(v, 'f', 0, 64)
+		case "dynamic_config_decision_cache_bytes":
+			mib = strconv.FormatFloat(v/(1<<20), 'f', 1, 64)
+		}
+	}
+	return
 }
 
 // untilReady polls ready every 2 ms and returns the time from c's start to
@@ -170,6 +235,21 @@ func untilReady(ctx context.Context, c *child, ready func() bool) (time.Duration
 		time.Sleep(2 * time.Millisecond)
 	}
 	return time.Since(c.started), nil
+}
+
+// anonKiB reads RssAnon of pid from /proc/PID/status (0 when absent).
+func anonKiB(pid int) int64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // residentKiB reads VmRSS and VmHWM of pid from /proc/PID/status.

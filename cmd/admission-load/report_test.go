@@ -88,7 +88,7 @@ func TestDecidePlanAnswersEveryAskingCorpusPodAsTheCorpusSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 8 {
-		if problem := do(context.Background(), 0, i); problem != "" {
+		if problem, _ := do(context.Background(), 0, i); problem != "" {
 			t.Errorf("call %d: %s", i, problem)
 		}
 	}

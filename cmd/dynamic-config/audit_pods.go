@@ -82,14 +82,11 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if _, code, done := parseArgs(fs, &global, args, stderr); done {
 		return code
 	}
-	switch {
-	case output != "table" && output != "json":
-		fmt.Fprintf(stderr, "audit-pods: -o is %q: want table or json\n", output)
+	if err := podaudit.CheckListFlags(output, namespace, allNamespaces); err != nil {
+		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
 		return exitUsage
-	case allNamespaces && namespace != "":
-		fmt.Fprintln(stderr, "audit-pods: -n and -A exclude each other")
-		return exitUsage
-	case !allPositive(stderr, "audit-pods", durationFlag("timeout", timeout)):
+	}
+	if !allPositive(stderr, "audit-pods", durationFlag("timeout", timeout)) {
 		return exitUsage
 	}
 	if !allNamespaces && namespace == "" {
@@ -109,9 +106,7 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
 		return exitUsage
 	}
-	if !report.Webhook.Found {
-		fmt.Fprintf(stderr, "audit-pods: the MutatingWebhookConfiguration %s with the webhook %s does not exist; --webhook-configuration names the release's (its full name)\n", client.configuration, client.webhook)
-	}
+	fmt.Fprint(stderr, report.MissingWebhookHint(client.configuration, client.webhook))
 	if err := report.Write(stdout, output); err != nil {
 		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
 		return exitUsage

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/whatif"
 )
@@ -38,9 +35,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	o.Active, o.ClassesFile, o.Files, o.Stdin, o.Namespace, o.Cluster = f.inst.source(), f.classesFile, f.files.values, stdin, f.namespace, f.cluster
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	report, err := whatif.Run(ctx, o)
+	report, err := whatif.Run(context.Background(), o)
 	if err == nil {
 		err = report.Write(stdout, f.output)
 	}

@@ -195,6 +195,11 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"shutdown-grace", "DYNAMIC_CONFIG_FRONTDOOR_SHUTDOWN_GRACE", "30s"},
 			row{"drain-delay", "DYNAMIC_CONFIG_FRONTDOOR_DRAIN_DELAY", "5s"},
 			row{"pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", "false"},
+			// the decision cache (issue 43, docs/spec-changes.md)
+			row{"decision-cache", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE", "true"},
+			row{"decision-cache-max-entries", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_ENTRIES", "4096"},
+			row{"decision-cache-max-bytes", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_BYTES", "16777216"},
+			row{"decision-cache-stale-if-error", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_STALE_IF_ERROR", "5m0s"},
 			// tls.mode selfRotate (issue 15, docs/spec-changes.md)
 			row{"self-rotate", "DYNAMIC_CONFIG_WEBHOOK_SELF_ROTATE", "false"},
 			row{"kubeconfig", "DYNAMIC_CONFIG_WEBHOOK_KUBECONFIG", ""},
@@ -234,6 +239,11 @@ func TestFlagTablesMatchTheSpec(t *testing.T) {
 			row{"on-decider-error-validate", "DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE", ""},
 			row{"classes-file", "", ""}, // spec 08 §2
 			row{"pprof", "", "false"},
+			// the decision cache (issue 43, docs/spec-changes.md)
+			row{"decision-cache", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE", "true"},
+			row{"decision-cache-max-entries", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_ENTRIES", "4096"},
+			row{"decision-cache-max-bytes", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_BYTES", "16777216"},
+			row{"decision-cache-stale-if-error", "DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_STALE_IF_ERROR", "5m0s"},
 			// tracing (issue 21, docs/spec-changes.md, docs/tracing.md)
 			row{"otlp-endpoint", "DYNAMIC_CONFIG_OTLP_ENDPOINT", ""},
 			row{"trace-sample-ratio", "DYNAMIC_CONFIG_TRACE_SAMPLE_RATIO", "1"},

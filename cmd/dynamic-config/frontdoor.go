@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 	"time"
 
@@ -29,6 +28,7 @@ type frontdoorFlags struct {
 	decider       deciderClientFlags
 	selfRotate    selfRotateFlags
 	tracing       tracingFlags
+	decisionCache decisionCacheFlags
 }
 
 func (d *frontdoorFlags) register(fs *flagSet) {
@@ -54,6 +54,7 @@ func (d *frontdoorFlags) register(fs *flagSet) {
 	fs.boolVar(&d.cfg.Pprof, "pprof", "DYNAMIC_CONFIG_FRONTDOOR_PPROF", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
 	d.selfRotate.register(fs)
 	d.tracing.register(fs)
+	d.decisionCache.register(fs)
 }
 
 // runFrontdoor is `dynamic-config frontdoor`: the admission HTTPS server.
@@ -72,7 +73,8 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if refuseInstallationVariables(stderr) || !f.valid(stderr) || !f.tracing.valid(stderr, "frontdoor") {
+	if refuseInstallationVariables(stderr) || !f.valid(stderr) || !f.tracing.valid(stderr, "frontdoor") ||
+		!f.decisionCache.valid(stderr, "frontdoor") {
 		return exitUsage
 	}
 
@@ -90,6 +92,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	// --max-request-bytes (set both alike; the chart does).
 	cfg.Decider = f.decider.budgeted(f.deciderTarget, f.cfg.MaxRequestBytes)
 	cfg.Tracing, cfg.Logger = tr, logger
+	cfg.DecisionCache = f.decisionCache.cfg
 	fd, err := frontdoord.Start(ctx, cfg)
 	var pairErr *frontdoord.PairError
 	if errors.As(err, &pairErr) && errors.Is(err, fs.ErrNotExist) {
@@ -100,7 +103,8 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	logger.Info("frontdoor listening", "addr", fd.Addr().String(), "tls", fd.TLS(), "client_ca", f.cfg.TLS.ClientCA != "",
-		"decider_target", f.deciderTarget, "cluster", f.cfg.Cluster, "on_decider_error", f.cfg.OnDeciderError)
+		"decider_target", f.deciderTarget, "cluster", f.cfg.Cluster, "on_decider_error", f.cfg.OnDeciderError,
+		"decision_cache", f.decisionCache.on, "decision_cache_stale_if_error", f.decisionCache.cfg.StaleIfError.String())
 	if fd.Err() != nil {
 		return exitRefused
 	}
@@ -113,7 +117,7 @@ func (d *frontdoorFlags) valid(stderr io.Writer) bool {
 		fmt.Fprintln(stderr, "frontdoor: --decider-target is required")
 		return false
 	}
-	if err := handler.CheckOnError(d.cfg.OnDeciderError, d.cfg.OnDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnDeciderError(d.cfg.OnDeciderError, d.cfg.OnDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
 		return false
 	}
@@ -146,13 +150,7 @@ func (d *frontdoorFlags) valid(stderr io.Writer) bool {
 // in the environment, sorted, and reports whether there was any (spec 07
 // §1.2: the front door has no installation settings).
 func refuseInstallationVariables(stderr io.Writer) bool {
-	var set []string
-	for _, v := range installation.Variables() {
-		if _, ok := lookupEnvVar(v); ok {
-			set = append(set, v)
-		}
-	}
-	sort.Strings(set)
+	set := installation.SetVariables(lookupEnvVar)
 	for _, v := range set {
 		fmt.Fprintf(stderr, "frontdoor: %s is an installation setting; set it on the decider\n", v)
 	}

@@ -62,6 +62,22 @@ func TestFrontdoorStartRefusals(t *testing.T) {
 			want: "frontdoor: --max-request-bytes is -1: between 1 and 1073741823\n",
 		},
 		{
+			name: "a decision cache of no entry is refused, naming the flag",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--decision-cache-max-entries", "0"},
+			want: "frontdoor: --decision-cache-max-entries is 0: between 1 and 16777216\n",
+		},
+		{
+			name: "a decision cache bound below 64 KiB from the environment is refused, naming the flag",
+			args: []string{"--decider-target", "127.0.0.1:9090"},
+			env:  map[string]string{"DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_BYTES": "4096"},
+			want: "frontdoor: --decision-cache-max-bytes is 4096: at least 65536\n",
+		},
+		{
+			name: "a negative stale bound is refused, naming what is accepted",
+			args: []string{"--decider-target", "127.0.0.1:9090", "--decision-cache-stale-if-error", "-1s"},
+			want: "frontdoor: --decision-cache-stale-if-error is -1s: 0 (never) or more\n",
+		},
+		{
 			name: "without a certificate and without plaintext the front door does not start",
 			args: []string{"--decider-target", "127.0.0.1:9090", "--tls-cert", "/nonexistent/tls.crt", "--tls-key", "/nonexistent/tls.key"},
 			want: "frontdoor: no certificate at /nonexistent/tls.crt and /nonexistent/tls.key, and plaintext is off\n",

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -32,9 +31,6 @@ var defaultInstallation []byte
 // serveShutdownGrace bounds each component's drain in serve.
 const serveShutdownGrace = 10 * time.Second
 
-// errNotLoopback is serve's refusal of a non-loopback listen address.
-var errNotLoopback = errors.New("serve binds loopback addresses only; run decider and frontdoor separately for anything else")
-
 // serveFlags are the flags of `dynamic-config serve` (spec 07 §1.3). The
 // listener and TLS flags have no environment variable.
 type serveFlags struct {
@@ -54,6 +50,7 @@ type serveFlags struct {
 	classesFile            string
 	pprof                  bool
 	tracing                tracingFlags
+	decisionCache          decisionCacheFlags
 }
 
 func (s *serveFlags) register(fs *flagSet) {
@@ -62,7 +59,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
 	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
 	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
-	fs.stringVar(&s.rollout, "rollout", rolloutFileVariable, "", rolloutHelp)
+	fs.stringVar(&s.rollout, "rollout", deciderd.RolloutFileVariable, "", deciderd.RolloutFlagHelp)
 	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installationloader.DefaultReloadInterval, "installation document poll interval")
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
@@ -76,6 +73,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.completeValues("on-decider-error", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.completeValues("on-decider-error-validate", handler.OnErrorDeny, handler.OnErrorAllow)
 	fs.boolVar(&s.pprof, "pprof", "", false, "serve net/http/pprof under /debug/pprof/ on the metrics listener (needs --metrics-addr)")
+	s.decisionCache.register(fs)
 	s.tracing.register(fs)
 }
 
@@ -96,11 +94,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") {
+	if !f.valid(stderr) || !f.tracing.valid(stderr, "serve") || !f.decisionCache.valid(stderr, "serve") {
 		return exitUsage
 	}
 	budget := msgbudget.Bytes(f.maxRequestBytes)
-	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsCert, f.tlsKey, f.tlsGenerate)
+	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsGenerate, f.tlsCert, f.tlsKey)
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -108,7 +106,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts, cleanup, err := f.installationOptions()
+	opts, cleanup, err := deciderd.EmbeddedInstallation(f.installation, defaultInstallation, os.Environ())
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -131,6 +129,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		MessageBudget: budget,
 		ShutdownGrace: serveShutdownGrace,
 		Classes:       deciderd.Classes{File: f.classesFile},
+		Version:       currentVersion().Build(),
 		Tracing:       tr,
 		Registry:      reg,
 		Logger:        logger,
@@ -149,6 +148,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		OnDeciderErrorValidate: f.onDeciderErrorValidate,
 		MaxRequestBytes:        f.maxRequestBytes,
 		ShutdownGrace:          serveShutdownGrace,
+		DecisionCache:          f.decisionCache.cfg,
 		Tracing:                tr,
 		Registry:               reg,
 		Logger:                 logger,
@@ -181,11 +181,11 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 func (s *serveFlags) valid(stderr io.Writer) bool {
 	for _, a := range []string{s.addr, s.deciderAddr, s.metricsAddr} {
 		if a != "" && !frontdoord.IsLoopbackAddr(a) {
-			fmt.Fprintln(stderr, errNotLoopback.Error())
+			fmt.Fprintln(stderr, frontdoord.ErrNotLoopback.Error())
 			return false
 		}
 	}
-	if err := handler.CheckOnError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
+	if err := handler.CheckOnDeciderError(s.onDeciderError, s.onDeciderErrorValidate); err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return false
 	}
@@ -201,36 +201,4 @@ func (s *serveFlags) valid(stderr io.Writer) bool {
 		return false
 	}
 	return true
-}
-
-// installationOptions is where serve's installation comes from: the named
-// document, else the embedded one written to a temporary file (cleanup
-// removes it).
-func (s *serveFlags) installationOptions() (installationloader.Options, func(), error) {
-	opts := installationloader.Options{DocumentPath: s.installation, DocumentExplicit: true, Environ: os.Environ()}
-	if s.installation != "" {
-		return opts, func() {}, nil
-	}
-	path, cleanup, err := writeEmbeddedInstallation()
-	if err != nil {
-		return opts, nil, err
-	}
-	opts.DocumentPath = path
-	return opts, cleanup, nil
-}
-
-// writeEmbeddedInstallation writes the embedded document to a private
-// temporary file for the decider to load and returns its path.
-func writeEmbeddedInstallation() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "dynamic-config-serve-")
-	if err != nil {
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	cleanup := func() { os.RemoveAll(dir) }
-	path := filepath.Join(dir, "default-installation.yaml")
-	if err := os.WriteFile(path, defaultInstallation, 0o600); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("embedded installation: %w", err)
-	}
-	return path, cleanup, nil
 }

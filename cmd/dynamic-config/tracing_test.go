@@ -14,6 +14,7 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
@@ -90,11 +91,12 @@ func TestOneTracePerAdmission(t *testing.T) {
 	withFoundationEnv(t, nil)
 	receiver := tracingtest.NewReceiver(t)
 	deciderAddr, frontdoorAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
-	installationFile, cleanup, err := writeEmbeddedInstallation() // serve's, under which the example injects
+	opts, cleanup, err := deciderd.EmbeddedInstallation("", defaultInstallation, nil) // serve's, under which the example injects
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
+	installationFile := opts.DocumentPath
 	deciderOut, stopDecider := runMain(t, deciderMain, "--addr", deciderAddr, "--metrics-addr", "", "--plaintext", "--installation", installationFile,
 		"--drain-delay", "0", "--otlp-endpoint", receiver.URL)
 	waitForLine(t, deciderOut, "decider listening")

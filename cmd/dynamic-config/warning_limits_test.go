@@ -132,6 +132,10 @@ func (w *warningsDecider) GetInstallation(context.Context, *deciderv1.GetInstall
 	return nil, status.Error(codes.Unimplemented, "no")
 }
 
+func (w *warningsDecider) WatchRevision(context.Context, *deciderv1.WatchRevisionRequest, ...grpc.CallOption) (grpc.ServerStreamingClient[deciderv1.WatchRevisionResponse], error) {
+	return nil, status.Error(codes.Unimplemented, "no")
+}
+
 // answerWarnings posts a Pod review asking for injection to a handler over
 // decider on path and returns the answer's warnings.
 func answerWarnings(t *testing.T, decider deciderv1.DeciderServiceClient, path, onError string) []string {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/dynamic-config-admission/dynamic-config/decider/callers"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/classes"
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/follower"
@@ -70,6 +72,12 @@ type Config struct {
 	// Pprof serves net/http/pprof on the metrics listener (--pprof).
 	Pprof bool
 
+	// Version is the binary's version, announced to the front doors'
+	// decision caches as the decider's build (WatchRevision.decider_build,
+	// issue 43: another build may answer differently); "" = what the Go
+	// build information records.
+	Version string
+
 	// Tracing continues the callers' traces (nil = off). The caller owns
 	// it: serve shares one between its two daemons.
 	Tracing *tracing.Tracing
@@ -118,6 +126,43 @@ type TLS struct {
 	// when they appear (--tls-wait; tls.mode selfRotate); handshakes fail
 	// until then.
 	Wait bool
+}
+
+// ForFlags is the listener's TLS as the decider's flags name it (zero:
+// --plaintext), or the flags' conflict.
+func (t TLS) ForFlags(plaintext bool) (TLS, error) {
+	switch {
+	case plaintext && t.enabled():
+		return t, errors.New("--plaintext and --tls-cert/--tls-key exclude each other")
+	case plaintext && t.ClientCA != "":
+		return t, errors.New("--tls-client-ca needs --tls-cert/--tls-key; it cannot be used with --plaintext")
+	case plaintext:
+		return TLS{}, nil
+	case t.CertFile == "" || t.KeyFile == "":
+		if t.enabled() {
+			return t, errors.New("--tls-cert and --tls-key go together")
+		}
+		return t, errors.New("no TLS pair at --tls-cert/--tls-key and --plaintext not set")
+	}
+	return t, nil
+}
+
+// CheckCallers checks Cluster (--cluster-name) and its pairing with
+// Callers (--callers) and TokenFile (--auth-token-file).
+func (c Config) CheckCallers() error {
+	if problem := callers.CheckClusterName(c.Cluster); problem != "" {
+		return errors.New("--cluster-name is " + problem)
+	}
+	if c.Callers == "" {
+		return nil
+	}
+	if c.TokenFile != "" {
+		return errors.New("--callers and --auth-token-file exclude each other; list the token's SHA-256 in the callers file as a caller's tokenSHA256")
+	}
+	if c.Cluster == "" {
+		return errors.New("--callers needs --cluster-name: the decider's own cluster, which a request naming no cluster is decided for and checked against")
+	}
+	return nil
 }
 
 // CertReloadInterval is how often the decider re-reads its serving pair.

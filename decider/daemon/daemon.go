@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,6 +49,11 @@ type Decider struct {
 	done     chan struct{} // closed once the gRPC server stopped serving
 	err      error         // the server's run-time failure; read after done
 
+	// the loops that keep the installation, the callers file and the
+	// follower's or leader's state in step; Shutdown ends them and waits
+	stopLoops context.CancelFunc
+	loops     *sync.WaitGroup
+
 	// the metrics listener of Config.MetricsAddr (nil: none)
 	metricsAddr net.Addr
 	metricsErr  <-chan error
@@ -58,8 +64,10 @@ type Decider struct {
 // *installation.Problems, the report of every problem) or starts following
 // the leader, listens, serves gRPC, and keeps the installation, the
 // classes, the callers file and the serving pair in step until ctx ends.
-// The gRPC server stops with Shutdown, or when Run's context ends.
-func Start(ctx context.Context, cfg Config) (*Decider, error) {
+// The gRPC server stops with Shutdown, or when Run's context ends; after
+// Shutdown none of the decider's loops runs any more (serve removes its
+// temporary installation document after it).
+func Start(ctx context.Context, cfg Config) (d *Decider, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -76,6 +84,14 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 	if err := cfg.checkRollout(); err != nil {
 		return nil, err
 	}
+	loops := new(sync.WaitGroup)
+	ctx, stopLoops := context.WithCancel(ctx)
+	defer func() {
+		if err != nil {
+			stopLoops()
+			loops.Wait()
+		}
+	}()
 	tlsConfig, err := cfg.serverTLS(ctx)
 	if err != nil {
 		return nil, err
@@ -124,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		ro = cfg.startRollouts(store, m, logger)
 		lead = leader.New(store, leader.Config{Cluster: cfg.Cluster, Logger: logger, Metrics: metrics.NewLeader(reg), Rollouts: ro.store})
 		scfg.Sync = lead
-		go lead.Run(ctx)
+		loops.Go(func() { lead.Run(ctx) })
 	} else {
 		store = installationloader.NewStore(nil)
 		ro = cfg.startRollouts(store, m, logger)
@@ -145,7 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decider: %w", err)
 		}
-		go file.Watch(ctx, callers.DefaultRecheck)
+		loops.Go(func() { file.Watch(ctx, callers.DefaultRecheck) })
 		scfg.Callers = file
 	}
 	watchByInstallation := cfg.Installation.Given == nil && inst.ClassesEnabled
@@ -157,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 		scfg.ClassesSynced = cs.Synced
 	}
 	svc := service.New(store, logger, m).WithCluster(cfg.Cluster).WithClasses(cs).LimitAnswers(cfg.MessageBudget).WithTracing(cfg.Tracing).
-		WithRollouts(ro.state)
+		WithRollouts(ro.state).WithBuild(cfg.Version)
 	if fol != nil {
 		svc.WithFollower(fol)
 	} else {
@@ -177,13 +193,15 @@ func Start(ctx context.Context, cfg Config) (*Decider, error) {
 	role := "leader"
 	if fol != nil {
 		role = "follower"
-		go fol.Run(ctx)
+		loops.Go(func() { fol.Run(ctx) })
 	} else if cfg.Installation.Given == nil {
-		go installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead, ro.state})
-		ro.watch(ctx, cfg, lead)
+		loops.Go(func() {
+			installationloader.Watch(ctx, store, cfg.Installation.Load, cfg.Installation.ReloadInterval, logger, installationloader.Observers{m, lead, ro.state})
+		})
+		ro.watch(ctx, cfg, loops, lead)
 	}
 
-	d := &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, rollouts: ro.state, addr: lis.Addr(), done: make(chan struct{})}
+	d = &Decider{cfg: cfg, store: store, classes: cs, server: srv, registry: reg, rollouts: ro.state, addr: lis.Addr(), done: make(chan struct{}), stopLoops: stopLoops, loops: loops}
 	go func() {
 		d.err = srv.Serve(lis)
 		close(d.done)
@@ -263,6 +281,8 @@ func (d *Decider) DrainDelay() time.Duration { return d.server.DrainDelay() }
 func (d *Decider) Shutdown(grace time.Duration) {
 	d.server.Shutdown(grace)
 	<-d.done
+	d.stopLoops()
+	d.loops.Wait()
 }
 
 // ErrStopped is Run's answer when the decider or its metrics listener

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -370,5 +371,49 @@ func TestAnInvalidEnvPolicyStopsStartWithEveryProblem(t *testing.T) {
 				t.Errorf("the decider logged before it refused:\n%s", log.String())
 			}
 		})
+	}
+}
+
+// lockedLog is a log destination the decider's loops may write to while
+// the test reads it.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// TestNothingOfTheDeciderRunsAfterShutdown: serve removes the document it
+// wrote once the decider is shut down; a watch still running then refused
+// the "reload" of a document that no longer exists (an ERROR line at exit,
+// found by scripts/cli-compare.sh as a line in one run of two binaries).
+func TestNothingOfTheDeciderRunsAfterShutdown(t *testing.T) {
+	doc := writeDocument(t, "")
+	load := loading(doc)
+	load.ReloadInterval = 10 * time.Millisecond
+	var log lockedLog
+	d, err := Start(t.Context(), Config{Installation: load, Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Shutdown(time.Second)
+	if err := os.Remove(doc); err != nil {
+		t.Fatal(err)
+	}
+	// ten reload intervals and more than a settle: a running watch would
+	// have seen the document gone by now
+	time.Sleep(300 * time.Millisecond)
+	if got := log.String(); strings.Contains(got, "reload") {
+		t.Errorf("the installation watch ran after Shutdown:\n%s", got)
 	}
 }

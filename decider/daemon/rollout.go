@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/rollout"
@@ -11,6 +12,13 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutloader"
 	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
+)
+
+// RolloutFileVariable and RolloutFlagHelp are --rollout's (decider, serve;
+// spec 10 §2).
+const (
+	RolloutFileVariable = "DYNAMIC_CONFIG_DECIDER_ROLLOUT_FILE"
+	RolloutFlagHelp     = "the rollout document (spec 10): a candidate installation decided beside this one, in shadow or a canary of workloads (re-read on change; a bad one keeps the last good one; missing = no rollout)"
 )
 
 // Errors of a rollout document on a decider that reads no installation
@@ -80,15 +88,18 @@ func (cfg Config) rolloutOptions() rolloutloader.Options {
 	return rolloutloader.Options{Path: cfg.Installation.Rollout, Environ: cfg.Installation.Load.Environ}
 }
 
-// watch keeps a leader's rollout in step with its document until ctx ends;
+// watch keeps a leader's rollout in step with its document until ctx ends
+// (one of the loops Shutdown waits for);
 // every rollout put in force goes to the state and to obs (the leader's
 // streams).
-func (r rollouts) watch(ctx context.Context, cfg Config, obs ...rolloutloader.Observer) {
+func (r rollouts) watch(ctx context.Context, cfg Config, loops *sync.WaitGroup, obs ...rolloutloader.Observer) {
 	if cfg.Installation.Rollout == "" || cfg.Follow != nil || cfg.Installation.Given != nil {
 		return
 	}
-	go rolloutloader.Watch(ctx, r.store, cfg.rolloutOptions(), cfg.Installation.ReloadInterval, cfg.Logger,
-		append(rolloutloader.Observers{r.state}, obs...))
+	loops.Go(func() {
+		rolloutloader.Watch(ctx, r.store, cfg.rolloutOptions(), cfg.Installation.ReloadInterval, cfg.Logger,
+			append(rolloutloader.Observers{r.state}, obs...))
+	})
 }
 
 // Rollouts is the decider's rollout state (spec 10): the rollout in force,

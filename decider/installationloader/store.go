@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
+	"github.com/dynamic-config-admission/dynamic-config/internal/broadcast"
 )
 
 // ReloadStatus is the outcome of the latest reload attempt.
@@ -24,6 +25,7 @@ type ReloadStatus struct {
 type Store struct {
 	current    atomic.Pointer[installation.Installation]
 	lastReload atomic.Pointer[ReloadStatus]
+	swapped    broadcast.Broadcast
 }
 
 // NewStore returns a store holding inst (which may be nil until the first load).
@@ -47,10 +49,17 @@ func (s *Store) Revision() string {
 	return ""
 }
 
-// Swap puts inst in force and returns the previous one.
+// Swap puts inst in force and returns the previous one; it wakes the
+// waiters of Changed once inst is in force.
 func (s *Store) Swap(inst *installation.Installation) *installation.Installation {
-	return s.current.Swap(inst)
+	old := s.current.Swap(inst)
+	s.swapped.Notify()
+	return old
 }
+
+// Changed returns a channel closed at the next Swap (a revision watch
+// announces the new revision at once). Take it before reading Current.
+func (s *Store) Changed() <-chan struct{} { return s.swapped.Changed() }
 
 // LastReload returns the latest reload attempt, nil before any.
 func (s *Store) LastReload() *ReloadStatus { return s.lastReload.Load() }

@@ -304,3 +304,46 @@ func mustCounter(t *testing.T, reg *prometheus.Registry, name, caller string) pr
 	t.Fatalf("no %s{caller=%q}", name, caller)
 	return nil
 }
+
+// watchAs opens a revision watch as token for cluster and returns its
+// first announcement or the error that ended it.
+func watchAs(t *testing.T, conn *grpc.ClientConn, token, cluster string) (*deciderv1.WatchRevisionResponse, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if token != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	}
+	stream, err := deciderv1.NewDeciderServiceClient(conn).WatchRevision(ctx, &deciderv1.WatchRevisionRequest{Cluster: cluster})
+	if err != nil {
+		return nil, err
+	}
+	return stream.Recv()
+}
+
+func TestTheRevisionWatchIsAuthorizedAsDecideIs(t *testing.T) {
+	d := startCallersDecider(t, twoCallers(), nil)
+	conn := dial(t, d.addr, nil)
+	cases := []struct {
+		name, token, cluster string
+		want                 codes.Code
+	}{
+		{"a caller for its own cluster is announced to", eastToken, "east", codes.OK},
+		{"a caller naming no cluster is announced the decider's own", eastToken, "", codes.OK},
+		{"a caller for a cluster it may not speak for is refused", westToken, "east", codes.PermissionDenied},
+		{"an unknown token is refused", "nobody-knows-me-0123", "east", codes.Unauthenticated},
+		{"no credential is refused", "", "east", codes.Unauthenticated},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, decideErr := decideAs(t, conn, tc.token, tc.cluster)
+			a, err := watchAs(t, conn, tc.token, tc.cluster)
+			if status.Code(err) != tc.want || status.Code(decideErr) != tc.want {
+				t.Fatalf("watch %v, Decide %v; want %v for both", err, decideErr, tc.want)
+			}
+			if tc.want == codes.OK && !strings.HasPrefix(a.GetInstallationRevision(), "sha256:") {
+				t.Fatalf("announcement %v", a)
+			}
+		})
+	}
+}

@@ -123,6 +123,8 @@ type Server struct {
 	serving func() bool
 	// sync is Config.Sync (nil: none).
 	sync deciderv1.InstallationSyncServiceServer
+	// svc is the DeciderService served.
+	svc deciderv1.DeciderServiceServer
 }
 
 // New builds the server around svc. The health service reports SERVING
@@ -204,6 +206,7 @@ func New(cfg Config, store *installationloader.Store, svc deciderv1.DeciderServi
 		classesSynced: cfg.ClassesSynced,
 		serving:       cfg.Serving,
 		sync:          cfg.Sync,
+		svc:           svc,
 	}
 	s.grpc.RegisterService(capped(&deciderv1.DeciderService_ServiceDesc), svc)
 	if cfg.Sync != nil {
@@ -260,6 +263,11 @@ func (s *Server) stop(grace time.Duration) {
 	// Long-lived follower streams would hold the graceful stop for the
 	// whole grace: the leader ends them first (followers reconnect).
 	if d, ok := s.sync.(interface{ Drain() }); ok {
+		d.Drain()
+	}
+	// So would the front doors' revision watches (WatchRevision): the
+	// service ends them too (front doors reconnect to another replica).
+	if d, ok := s.svc.(interface{ Drain() }); ok {
 		d.Drain()
 	}
 	done := make(chan struct{})

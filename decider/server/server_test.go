@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	"github.com/dynamic-config-admission/dynamic-config/decider/installationloader"
+	"github.com/dynamic-config-admission/dynamic-config/decider/service"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 )
 
@@ -467,5 +469,39 @@ func TestInterceptorOrder(t *testing.T) {
 				t.Errorf("no call line with code %s:\n%s", code, log)
 			}
 		})
+	}
+}
+
+func TestShutdownEndsTheRevisionWatchesInsteadOfWaitingOutTheGrace(t *testing.T) {
+	inst, err := installationloader.Load(installationloader.Options{DocumentPath: filepath.Join(t.TempDir(), "absent.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := installationloader.NewStore(inst)
+	srv, err := New(Config{}, store, service.New(store, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	conn := dial(t, lis.Addr().String(), nil)
+	stream, err := deciderv1.NewDeciderServiceClient(conn).WatchRevision(context.Background(), &deciderv1.WatchRevisionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	const grace = 20 * time.Second
+	start := time.Now()
+	srv.Shutdown(grace)
+	if took := time.Since(start); took > grace/2 {
+		t.Errorf("Shutdown took %s with a revision watch open: it waited for the stream", took)
+	}
+	if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+		t.Errorf("the watch ended with %v, want UNAVAILABLE", err)
 	}
 }

@@ -27,9 +27,13 @@ func (s *Service) WithCluster(name string) *Service {
 // name ("" without a callers file) and the cluster decided for ("" when the
 // request names none and the decider has no name).
 func (s *Service) callerAndCluster(ctx context.Context, req *deciderv1.DecisionRequest) (caller, cluster string, err error) {
-	cluster = req.GetCluster()
+	return s.callerFor(ctx, "decision request", req.GetCluster())
+}
+
+// callerFor is callerAndCluster for the cluster a request of what names.
+func (s *Service) callerFor(ctx context.Context, what, cluster string) (string, string, error) {
 	if problem := callers.CheckClusterName(cluster); problem != "" {
-		return "", "", invalidArgument("decision request: cluster " + problem)
+		return "", "", invalidArgument(what + ": cluster " + problem)
 	}
 	if cluster == "" {
 		cluster = s.cluster

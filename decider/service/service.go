@@ -48,6 +48,8 @@ type Service struct {
 	tracing *tracing.Tracing
 	// rollouts is the rollout state decisions are made under (WithRollouts; nil = none).
 	rollouts *rolloutstate.State
+	// watch serves the WatchRevision streams (watchrevision.go).
+	watch revisionWatch
 }
 
 var _ deciderv1.DeciderServiceServer = (*Service)(nil)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -53,6 +54,10 @@ type Config struct {
 	// /readyz 503 and Connection: close, before the drain (--drain-delay).
 	DrainDelay time.Duration
 
+	// DecisionCache is the decision cache in front of the decider
+	// (--decision-cache*, issue 43): on unless Off.
+	DecisionCache DecisionCache
+
 	// MetricsAddr is an extra plain-HTTP listener of /metrics, /healthz
 	// and /readyz (--metrics-addr; "" = none).
 	MetricsAddr string
@@ -67,6 +72,48 @@ type Config struct {
 	Registry *prometheus.Registry
 	// Logger receives the front door's log lines (nil = discard).
 	Logger *slog.Logger
+}
+
+// DecisionCache is the front door's decision cache (frontdoor/decisioncache,
+// issue 43): a question answered before is answered again without the
+// decider while the decider's revision watch announces the revisions it was
+// decided under.
+type DecisionCache struct {
+	// Off starts the front door without it (--decision-cache=false):
+	// every question asks the decider, as before the cache.
+	Off bool
+	// MaxEntries and MaxBytes bound it (--decision-cache-max-entries,
+	// --decision-cache-max-bytes; 0 = decisioncache.DefaultMaxEntries,
+	// DefaultMaxBytes).
+	MaxEntries int64
+	MaxBytes   int64
+	// StaleIfError is how long after the decider last confirmed an entry it
+	// still answers while the decider cannot be reached
+	// (--decision-cache-stale-if-error; 0 = never: the flag's default,
+	// decisioncache.DefaultStaleIfError, is the command's to give).
+	StaleIfError time.Duration
+}
+
+// The bounds Check holds the decision cache's flags to: a cache of one
+// entry is a cache; below 64 KiB a single decision with its patch may not
+// fit.
+const (
+	MaxDecisionCacheEntries = 1 << 24
+	MinDecisionCacheBytes   = 64 << 10
+)
+
+// Check names the first of the --decision-cache* flags out of its bounds,
+// and what is accepted; the flags' 0 is a value there, not the default.
+func (c DecisionCache) Check() error {
+	switch {
+	case c.MaxEntries < 1 || c.MaxEntries > MaxDecisionCacheEntries:
+		return fmt.Errorf("--decision-cache-max-entries is %d: between 1 and %d", c.MaxEntries, MaxDecisionCacheEntries)
+	case c.MaxBytes < MinDecisionCacheBytes:
+		return fmt.Errorf("--decision-cache-max-bytes is %d: at least %d", c.MaxBytes, MinDecisionCacheBytes)
+	case c.StaleIfError < 0:
+		return fmt.Errorf("--decision-cache-stale-if-error is %s: 0 (never) or more", c.StaleIfError)
+	}
+	return nil
 }
 
 // TLS is the admission listener's TLS.

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/handler"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/httpserver"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
@@ -87,6 +88,12 @@ func Start(ctx context.Context, cfg Config) (*Frontdoor, error) {
 	if pair != nil && cfg.SelfRotate == nil {
 		go pair.Run(ctx, cfg.TLS.ReloadInterval)
 	}
+	var cache *decisioncache.Cache
+	if dcc := cfg.DecisionCache; !dcc.Off {
+		cache = decisioncache.New(decisioncache.Config{MaxEntries: int(dcc.MaxEntries), MaxBytes: dcc.MaxBytes,
+			StaleIfError: dcc.StaleIfError, Metrics: m})
+		go cache.Watch(ctx, dc, cfg.Cluster, logger)
+	}
 	srv := httpserver.New(httpserver.Config{
 		Admission: handler.New(handler.Config{
 			Decider:                dc,
@@ -98,6 +105,8 @@ func Start(ctx context.Context, cfg Config) (*Frontdoor, error) {
 			Logger:                 logger,
 			Metrics:                m,
 			Tracing:                cfg.Tracing,
+			Cache:                  cache,
+			StaleIfError:           cfg.DecisionCache.StaleIfError,
 		}),
 		Certs:         pair,
 		ClientCAs:     clientCAs,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
@@ -38,6 +39,17 @@ func (standInDecider) Decide(_ context.Context, req *deciderv1.DecisionRequest) 
 		DecisionId: "d-1", Outcome: deciderv1.Outcome_OUTCOME_SKIP, SkipReason: deciderv1.SkipReason_SKIP_REASON_NOT_REQUESTED,
 		InstallationRevision: revisionOfTheStandIn, AuditAnnotations: map[string]string{"revision": revisionOfTheStandIn, "cluster": req.GetCluster()},
 	}}, nil
+}
+
+// WatchRevision announces the stand-in's revision once and keeps the
+// stream open: the front door's decision cache answers under it.
+func (standInDecider) WatchRevision(_ *deciderv1.WatchRevisionRequest, stream grpc.ServerStreamingServer[deciderv1.WatchRevisionResponse]) error {
+	if err := stream.Send(&deciderv1.WatchRevisionResponse{InstallationRevision: revisionOfTheStandIn,
+		HeartbeatInterval: durationpb.New(time.Minute)}); err != nil {
+		return err
+	}
+	<-stream.Context().Done()
+	return nil
 }
 
 // startStandIn serves the stand-in decider on a loopback port.
@@ -270,4 +282,56 @@ func TestStartRefusesWhatCannotServe(t *testing.T) {
 		}
 		lis.Close()
 	})
+}
+
+// TestTheDecisionCacheIsOnUnlessTurnedOff: a front door started with the
+// zero DecisionCache answers a question asked before from its cache once the
+// decider announced its revision; with Off it asks the decider every time.
+func TestTheDecisionCacheIsOnUnlessTurnedOff(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cache  DecisionCache
+		source string
+	}{
+		{"on by default: the second admission is answered from the cache", DecisionCache{}, "cache"},
+		{"off: the second admission is the decider's too", DecisionCache{Off: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fd, err := Start(t.Context(), Config{
+				Addr:          "127.0.0.1:0",
+				TLS:           TLS{PlaintextWithoutPair: true},
+				Decider:       client.Config{Target: startStandIn(t), Plaintext: true},
+				DecisionCache: tc.cache,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			admit := func() *review.Response {
+				resp, err := http.Post(fd.URL()+"/mutate", "application/json", strings.NewReader(reviewBody))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				data, _ := io.ReadAll(resp.Body)
+				answer, err := review.DecodeAnswer(data)
+				if err != nil {
+					t.Fatalf("%v: %s", err, data)
+				}
+				return answer
+			}
+			var second *review.Response
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				admit()
+				second = admit()
+				if tc.source == "" || second.AuditAnnotations["decision-source"] == tc.source || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond) // the revision watch announces shortly after the start
+			}
+			if got := second.AuditAnnotations["decision-source"]; got != tc.source {
+				t.Fatalf("the second admission's decision-source is %q, want %q: %v", got, tc.source, second.AuditAnnotations)
+			}
+		})
+	}
 }

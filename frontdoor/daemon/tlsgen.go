@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,4 +55,24 @@ func GenerateLoopbackTLS(dir string) (GeneratedTLS, error) {
 		}
 	}
 	return out, nil
+}
+
+// ServeTLSFiles resolves the TLS files of serve's front door from
+// --tls-generate (generate: the directory GenerateLoopbackTLS writes the pair
+// into) and --tls-cert/--tls-key; "", "" is plain HTTP.
+func ServeTLSFiles(generate, cert, key string) (certFile, keyFile string, err error) {
+	hasPair := cert != "" || key != ""
+	switch {
+	case generate != "" && hasPair:
+		return "", "", errors.New("--tls-generate and --tls-cert/--tls-key exclude each other")
+	case generate != "":
+		gen, err := GenerateLoopbackTLS(generate)
+		if err != nil {
+			return "", "", err
+		}
+		return gen.Cert, gen.Key, nil
+	case hasPair && (cert == "" || key == ""):
+		return "", "", errors.New("--tls-cert and --tls-key go together")
+	}
+	return cert, key, nil
 }

@@ -22,6 +22,8 @@ type admission struct {
 	rec     record
 	// span is the review's server span (the zero Span: tracing off).
 	span tracing.Span
+	// cached says how the decision came from the decision cache (zero: from the decider).
+	cached cached
 }
 
 // answer runs the path's steps (spec 01 §8.1 A-steps, §8.2 V-steps, 07 §3.2)

@@ -10,6 +10,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
 	"github.com/dynamic-config-admission/dynamic-config/internal/tracing"
 )
@@ -26,7 +27,10 @@ func (c constantDecider) Decide(context.Context, *deciderv1.DecisionRequest, ...
 }
 
 func benchmarkReview(b *testing.B, pod string, d *deciderv1.Decision) {
-	h := New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: d}}})
+	benchmarkHandler(b, New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: d}}}), pod)
+}
+
+func benchmarkHandler(b *testing.B, h http.Handler, pod string) {
 	body := requestReview(b, podRequest("bench", pod))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
@@ -49,6 +53,24 @@ func BenchmarkMutatePlainPod(b *testing.B) { benchmarkReview(b, plainPod, nil) }
 // BenchmarkMutateInject decodes an annotated pod, extracts its facts and
 // builds the patch from a plan.
 func BenchmarkMutateInject(b *testing.B) { benchmarkReview(b, example1Pod, injectDecision()) }
+
+// BenchmarkMutateInjectCacheHit is BenchmarkMutateInject answered from the
+// decision cache (issue 43): the key, the lookup, a decision id of its own
+// and the marked audit annotations instead of the call.
+func BenchmarkMutateInjectCacheHit(b *testing.B) {
+	c := decisioncache.New(decisioncache.Config{})
+	c.Announce(decisioncache.Revisions{Installation: revision})
+	h := New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: injectDecision()}}, Cache: c})
+	benchmarkHandler(b, h, example1Pod)
+}
+
+// BenchmarkMutateInjectCacheMiss is BenchmarkMutateInject with a cache that
+// is asked first and never answers (no announcement): the key's cost on a miss.
+func BenchmarkMutateInjectCacheMiss(b *testing.B) {
+	h := New(Config{Decider: constantDecider{resp: &deciderv1.DecisionResponse{Decision: injectDecision()}},
+		Cache: decisioncache.New(decisioncache.Config{})})
+	benchmarkHandler(b, h, example1Pod)
+}
 
 // BenchmarkMutateInjectCommandRewrite is the inject with env-inject's
 // command rewrite: the one plan for which the patch reads the raw pod again

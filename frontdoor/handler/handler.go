@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/review"
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -39,6 +40,19 @@ const (
 	OnErrorDeny  = "deny"
 	OnErrorAllow = "allow"
 )
+
+// CheckOnDeciderError names a value of --on-decider-error or
+// --on-decider-error-validate (which may be empty: as --on-decider-error)
+// that is neither deny nor allow.
+func CheckOnDeciderError(onError, onErrorValidate string) error {
+	if onError != OnErrorDeny && onError != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
+	}
+	if onErrorValidate != "" && onErrorValidate != OnErrorDeny && onErrorValidate != OnErrorAllow {
+		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
+	}
+	return nil
+}
 
 // Paths served.
 const (
@@ -72,6 +86,12 @@ type Config struct {
 	// API server's traceparent) with decode, facts, decide and patch
 	// children (docs/tracing.md). nil = off: no span, no context wrapping.
 	Tracing *tracing.Tracing
+	// Cache, when set, answers a question asked before from the decision
+	// cache instead of the decider, and a question whose call failed from a
+	// stale entry (issue 43). nil = off: every question asks the decider.
+	Cache *decisioncache.Cache
+	// StaleIfError is the cache's stale bound, named in a stale answer's warning.
+	StaleIfError time.Duration
 }
 
 // handler serves both paths.
@@ -84,6 +104,8 @@ type handler struct {
 	log             *slog.Logger
 	metrics         *metrics.Frontdoor
 	tracing         *tracing.Tracing
+	cache           *decisioncache.Cache
+	staleIfError    time.Duration
 }
 
 // New returns the handler for /mutate and /validate; other paths answer 404.
@@ -96,6 +118,8 @@ func New(cfg Config) http.Handler {
 		log:             cfg.Logger,
 		metrics:         cfg.Metrics,
 		tracing:         cfg.Tracing,
+		cache:           cfg.Cache,
+		staleIfError:    cfg.StaleIfError,
 	}
 	if h.timeout <= 0 {
 		h.timeout = DefaultTimeout
@@ -241,16 +265,4 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) (*review.Request,
 		return nil, http.StatusBadRequest, err.Error()
 	}
 	return req, 0, ""
-}
-
-// CheckOnError validates --on-decider-error and --on-decider-error-validate
-// ("" = the first's value): each deny or allow.
-func CheckOnError(onError, onErrorValidate string) error {
-	if onError != OnErrorDeny && onError != OnErrorAllow {
-		return fmt.Errorf("--on-decider-error is %q: deny or allow", onError)
-	}
-	if onErrorValidate != "" && onErrorValidate != OnErrorDeny && onErrorValidate != OnErrorAllow {
-		return fmt.Errorf("--on-decider-error-validate is %q: deny or allow", onErrorValidate)
-	}
-	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/dynamic-config-admission/dynamic-config/frontdoor/decisioncache"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/facts"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/metrics"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/patch"
@@ -66,11 +67,21 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	defer span.End()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	t0 := time.Now()
 	// The answer is built from the plan view: no provenance, gate rulings or
 	// env-policy results cross the wire on the admission path (06 §2.1, view).
-	resp, err := a.h.decider.Decide(ctx, &deciderv1.DecisionRequest{
-		Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster, View: deciderv1.DecisionView_DECISION_VIEW_PLAN})
+	req := &deciderv1.DecisionRequest{
+		Purpose: purpose, Pod: a.facts, Cluster: a.h.cluster, View: deciderv1.DecisionView_DECISION_VIEW_PLAN}
+	// The decision cache (nil: off) may know the answer; it is asked before
+	// the decider and told what the decider answered.
+	lookup, remembered, hit := a.h.cache.Lookup(req)
+	defer lookup.Done()
+	if hit {
+		a.fromCache(remembered, codes.OK)
+		a.tracedDecision(span, a.cached.id, remembered.Decision.GetInstallationRevision())
+		return remembered.Decision, nil
+	}
+	t0 := time.Now()
+	resp, err := a.h.decider.Decide(ctx, req)
 	a.rec.rpc = time.Since(t0)
 	code := status.Code(err)
 	a.h.metrics.DeciderRPC(code.String(), a.rec.rpc)
@@ -81,6 +92,13 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 	}
 	if err != nil {
 		span.Fail(code.String())
+		if staleIfError(code) {
+			if stale, ok := lookup.Stale(); ok {
+				a.fromCache(stale, code)
+				a.tracedDecision(span, a.cached.id, stale.Decision.GetInstallationRevision())
+				return stale.Decision, nil
+			}
+		}
 		detail := status.Convert(err).Message()
 		if code == codes.DeadlineExceeded {
 			// The bound that applied: --decider-timeout, or what was left of
@@ -90,16 +108,24 @@ func (a *admission) decide(ctx context.Context, purpose deciderv1.Purpose) (*dec
 		return nil, &failure{code: code.String(), detail: detail}
 	}
 	d := resp.GetDecision()
-	if span.Recording() {
-		span.SetAttributes(
-			attribute.String(tracing.AttrDecisionID, d.GetDecisionId()),
-			attribute.String(tracing.AttrRevision, d.GetInstallationRevision()))
-	}
+	a.tracedDecision(span, d.GetDecisionId(), d.GetInstallationRevision())
 	if problem := unusable(d, a.webhook); problem != "" {
 		span.Fail(unusableAnswer)
 		return nil, &failure{detail: problem}
 	}
+	lookup.Remember(d)
 	return d, nil
+}
+
+// tracedDecision sets the decision's id and revision on the decide span.
+func (a *admission) tracedDecision(span tracing.Span, id, revision string) {
+	if !span.Recording() {
+		return
+	}
+	span.SetAttributes(attribute.String(tracing.AttrDecisionID, id), attribute.String(tracing.AttrRevision, revision))
+	if a.cached.source != "" {
+		span.SetAttributes(attribute.String(tracing.AttrDecisionSource, a.cached.source))
+	}
 }
 
 // unusable says what makes a decision unusable on this path ("" = usable).
@@ -138,13 +164,16 @@ func unusable(d *deciderv1.Decision, webhook string) string {
 // plan that does not fit the pod is an unusable answer (spec 04 §5).
 func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *facts.Object) *review.Response {
 	a.rec.decisionID, a.rec.revision = d.GetDecisionId(), d.GetInstallationRevision()
-	a.h.metrics.RevisionAnswered(a.rec.revision)
-	var p *patch.Patch
+	if a.cached.source != decisioncache.SourceStaleCache {
+		// A stale answer is no sign of a decider holding its revision.
+		a.h.metrics.RevisionAnswered(a.rec.revision)
+	}
+	var p *builtPatch
 	if d.GetOutcome() == deciderv1.Outcome_OUTCOME_INJECT {
 		_, span := a.h.tracing.Start(ctx, SpanPatch)
 		target, err := patch.TargetFor(d.GetPlan(), obj.Pod, a.req.Object)
 		if err == nil {
-			p, err = patch.Build(d.GetPlan(), target)
+			p, err = a.patchFor(d.GetPlan(), target)
 		}
 		var tooMany *patch.TooManyOpsError
 		if errors.As(err, &tooMany) {
@@ -158,11 +187,15 @@ func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *fac
 			return a.failed(&failure{detail: err.Error()})
 		}
 		if span.Recording() {
-			span.SetAttributes(attribute.Int(tracing.AttrPatchOps, len(p.Ops)))
+			span.SetAttributes(attribute.Int(tracing.AttrPatchOps, p.ops))
 		}
 		span.End()
 	}
 	v := fromDecision(a.req.UID, d, p)
+	a.rec.level = slog.LevelInfo
+	if a.cached.source != "" {
+		a.markCached(&v, d)
+	}
 	if p != nil {
 		a.h.metrics.PatchBytes(len(v.resp.Patch))
 	}
@@ -170,7 +203,6 @@ func (a *admission) decided(ctx context.Context, d *deciderv1.Decision, obj *fac
 		a.h.metrics.Refusal(v.refusal)
 	}
 	a.rec.outcome, a.rec.reason, a.rec.check, a.rec.patchOps = v.outcome, v.reason, v.check, v.patchOps
-	a.rec.level = slog.LevelInfo
 	return v.resp
 }
 

@@ -17,9 +17,20 @@ import (
 // allowed admits the object unchanged.
 func allowed(uid string) *review.Response { return &review.Response{UID: uid, Allowed: true} }
 
+// builtPatch is a plan's patch as an answer carries it: base64, and its
+// operation count (the admission line's patch_ops).
+type builtPatch struct {
+	base64 string
+	ops    int
+}
+
+func newBuiltPatch(p *patch.Patch) *builtPatch {
+	return &builtPatch{base64: p.Base64(), ops: len(p.Ops)}
+}
+
 // patched admits the pod with the patch.
-func patched(uid string, p *patch.Patch) *review.Response {
-	return &review.Response{UID: uid, Allowed: true, Patch: p.Base64(), PatchType: review.PatchTypeJSONPatch}
+func patched(uid string, p *builtPatch) *review.Response {
+	return &review.Response{UID: uid, Allowed: true, Patch: p.base64, PatchType: review.PatchTypeJSONPatch}
 }
 
 // denied refuses the object with an HTTP error code, a reason slug and a
@@ -54,7 +65,7 @@ type verdict struct {
 // 06 §3.3); p is the patch built from an inject decision's plan (nil for
 // every other outcome). The decision's audit annotations and its warnings,
 // fitted to the API server's limits, go on every answer.
-func fromDecision(uid string, d *deciderv1.Decision, p *patch.Patch) verdict {
+func fromDecision(uid string, d *deciderv1.Decision, p *builtPatch) verdict {
 	var v verdict
 	switch d.GetOutcome() {
 	case deciderv1.Outcome_OUTCOME_SKIP:
@@ -62,7 +73,7 @@ func fromDecision(uid string, d *deciderv1.Decision, p *patch.Patch) verdict {
 	case deciderv1.Outcome_OUTCOME_ALLOW:
 		v = verdict{resp: allowed(uid), outcome: metrics.OutcomeAllowed}
 	case deciderv1.Outcome_OUTCOME_INJECT:
-		v = verdict{resp: patched(uid, p), outcome: metrics.OutcomePatched, patchOps: len(p.Ops)}
+		v = verdict{resp: patched(uid, p), outcome: metrics.OutcomePatched, patchOps: p.ops}
 	case deciderv1.Outcome_OUTCOME_REFUSE:
 		r := d.GetRefusals()[0]
 		v = verdict{resp: denied(uid, r.GetHttpCode(), r.GetReasonSlug(), r.GetMessage()),

@@ -18,7 +18,7 @@ func TestFromDecision(t *testing.T) {
 	tests := []struct {
 		name    string
 		d       *deciderv1.Decision
-		p       *patch.Patch
+		p       *builtPatch
 		want    string
 		outcome string
 		reason  string
@@ -41,7 +41,7 @@ func TestFromDecision(t *testing.T) {
 		{
 			name:    "an inject is patched with the base64 JSON Patch and records its op count",
 			d:       &deciderv1.Decision{Outcome: deciderv1.Outcome_OUTCOME_INJECT, Warnings: []*deciderv1.Warning{{Code: "c", Message: "first"}}},
-			p:       p,
+			p:       newBuiltPatch(p),
 			want:    `{"allowed":true,"patch":"W10=","patchType":"JSONPatch","uid":"u","warnings":["first"]}`,
 			outcome: metrics.OutcomePatched, ops: 2,
 		},
@@ -88,7 +88,7 @@ func TestTheVocabulary(t *testing.T) {
 		{"allowed admits the object unchanged", allowed("u"), `{"allowed":true,"uid":"u"}`},
 		{"denied carries exactly code, message and reason", denied("u", 400, "DynamicConfigMalformed", "bad"),
 			`{"allowed":false,"status":{"code":400,"message":"bad","reason":"DynamicConfigMalformed"},"uid":"u"}`},
-		{"patched admits with a JSONPatch", patched("u", &patch.Patch{JSON: []byte(`[{"op":"remove","path":"/a"}]`)}),
+		{"patched admits with a JSONPatch", patched("u", newBuiltPatch(&patch.Patch{JSON: []byte(`[{"op":"remove","path":"/a"}]`)})),
 			`{"allowed":true,"patch":"W3sib3AiOiJyZW1vdmUiLCJwYXRoIjoiL2EifV0=","patchType":"JSONPatch","uid":"u"}`},
 		{"errored admits with the warning and the decider-unavailable audit annotation", errored("u", "Unavailable", "why"),
 			`{"allowed":true,"auditAnnotations":{"decider-unavailable":"Unavailable"},"uid":"u","warnings":["why"]}`},

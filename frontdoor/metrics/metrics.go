@@ -33,6 +33,14 @@ const (
 	OutcomeDeciderErrorDenied  = "decider_error_denied"
 )
 
+// Results of dynamic_config_decision_cache_lookups_total (issue 43).
+const (
+	CacheHit    = "hit"
+	CacheMiss   = "miss"
+	CacheBypass = "bypass"
+	CacheStale  = "stale"
+)
+
 // AuthorizationCodes are the gRPC codes, by name, with which a decider
 // refuses a caller: the values of the code label of
 // dynamic_config_decider_authorization_failures_total.
@@ -50,6 +58,11 @@ type Frontdoor struct {
 	requests    *prometheus.CounterVec
 	authFails   *prometheus.CounterVec
 	revisions   *revisions
+	// The decision cache's series (issue 43); lookups resolved once by result.
+	cacheLookups *prometheus.CounterVec
+	cacheEntries prometheus.Gauge
+	cacheBytes   prometheus.Gauge
+	cacheResults map[string]prometheus.Counter
 	// answered are the admissions and validations series by outcome, and
 	// answerTime the duration series by webhook, resolved once: Admission
 	// runs on every review and looks no label up.
@@ -101,9 +114,26 @@ func NewFrontdoor(reg prometheus.Registerer) *Frontdoor {
 			Help: "Decide calls the decider refused as not authorized (a lasting caller misconfiguration; each one denied its admission), by webhook and gRPC code.",
 		}, []string{"webhook", "code"}),
 		revisions: newRevisions(),
+		cacheLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamic_config_decision_cache_lookups_total",
+			Help: "Decisions the decision cache was asked for, by result: hit (answered from the cache), miss (the decider asked; the answer remembered when it carries the announced revisions), bypass (no revision stream up, or a rollout announced: the decider asked, nothing remembered), stale (the decider unreachable; a stale entry answered).",
+		}, []string{"result"}),
+		cacheEntries: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "dynamic_config_decision_cache_entries",
+			Help: "Decisions the decision cache holds.",
+		}),
+		cacheBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "dynamic_config_decision_cache_bytes",
+			Help: "Estimated memory of the decisions the decision cache holds (what --decision-cache-max-bytes bounds).",
+		}),
 	}
 	reg.MustRegister(m.admissions, m.validations, m.refusals, m.duration, m.patchBytes,
-		m.rpcDuration, m.inFlight, m.requests, m.authFails, m.revisions.gauge)
+		m.rpcDuration, m.inFlight, m.requests, m.authFails, m.revisions.gauge,
+		m.cacheLookups, m.cacheEntries, m.cacheBytes)
+	m.cacheResults = make(map[string]prometheus.Counter)
+	for _, r := range []string{CacheHit, CacheMiss, CacheBypass, CacheStale} {
+		m.cacheResults[r] = m.cacheLookups.WithLabelValues(r)
+	}
 	m.answered = make(map[[2]string]prometheus.Counter)
 	m.answerTime = make(map[string]prometheus.Observer)
 	for _, o := range []string{OutcomeSkipped, OutcomePatched, OutcomeRefused, OutcomeDeciderErrorAllowed, OutcomeDeciderErrorDenied} {
@@ -193,4 +223,26 @@ func (m *Frontdoor) Instrument(webhook string, h http.Handler) http.Handler {
 	labels := prometheus.Labels{"webhook": webhook}
 	return promhttp.InstrumentHandlerInFlight(m.inFlight.With(labels),
 		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(labels), h))
+}
+
+// DecisionCacheLookup counts one question to the decision cache by its
+// result (a Cache constant).
+func (m *Frontdoor) DecisionCacheLookup(result string) {
+	if m == nil {
+		return
+	}
+	if c, ok := m.cacheResults[result]; ok {
+		c.Inc()
+		return
+	}
+	m.cacheLookups.WithLabelValues(result).Inc()
+}
+
+// DecisionCacheSize sets the decision cache's entries and estimated bytes.
+func (m *Frontdoor) DecisionCacheSize(entries int, bytes int64) {
+	if m == nil {
+		return
+	}
+	m.cacheEntries.Set(float64(entries))
+	m.cacheBytes.Set(float64(bytes))
 }

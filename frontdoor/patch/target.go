@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	kjson "sigs.k8s.io/json"
 
@@ -35,6 +36,17 @@ func TargetFor(plan *deciderv1.MutationPlan, pod *leanv1.Pod, raw []byte) (*Pod,
 		t.Containers[i] = Container{Name: c.Name, VolumeMountsPresent: c.VolumeMounts != nil, CommandPresent: c.Command != nil}
 	}
 	return t, nil
+}
+
+// Equal reports whether p and q have the same shape: Build writes the same
+// operations for a plan against either (the decision cache's handler
+// reuses the patch it built for a remembered decision when the next pod of
+// the template has its shape).
+func (p *Pod) Equal(q *Pod) bool {
+	return p.SpecPresent == q.SpecPresent && p.AnnotationsPresent == q.AnnotationsPresent &&
+		p.VolumesPresent == q.VolumesPresent && p.ImagePullSecretsPresent == q.ImagePullSecretsPresent &&
+		p.ContainersPresent == q.ContainersPresent && p.InitContainersPresent == q.InitContainersPresent &&
+		slices.Equal(p.Containers, q.Containers)
 }
 
 // Target reads the pod as received (request.object) for the patch: which

@@ -14,7 +14,9 @@ func Prefixed(key string) bool { return strings.HasPrefix(key, Prefix) }
 // The audit-annotation keys. Each has one writer: the revision the pure
 // core (decision.New, for every decision), the decision id, the cluster and
 // the rollout the decider's service, the classes revision and the env-policy rules the
-// core's evaluation, decider-unavailable the front door (no decision).
+// core's evaluation, decider-unavailable the front door (no decision), and
+// on an answer from the front door's decision cache the front door its own
+// decision id, decision-source and origin-decision-id (issue 43).
 const (
 	// AuditRevision names the installation that decided; every decision carries it.
 	AuditRevision = "revision"
@@ -37,4 +39,10 @@ const (
 	// revision is then the candidate's), and "fallback" on the active's
 	// answer the guard gave instead of a candidate's new refusal (spec 10 §4).
 	AuditRollout = "rollout"
+	// AuditDecisionSource is "cache" or "stale-cache" on an answer the front
+	// door gave from its decision cache (issue 43); absent on the decider's.
+	AuditDecisionSource = "decision-source"
+	// AuditOriginDecisionID is, on an answer from the decision cache, the id
+	// of the decider's decision it repeats (its decision log line).
+	AuditOriginDecisionID = "origin-decision-id"
 )

@@ -63,3 +63,19 @@ func shortRevision(rev string) string {
 	}
 	return rev
 }
+
+// Build names the build to a front door's decision cache (issue 43: a
+// decider announces it on its revision watch, and an upgraded decider may
+// answer the same question differently): the version, with the VCS revision
+// when the build recorded one, so two unstamped builds of different
+// checkouts differ.
+func (v Info) Build() string {
+	build := v.Version
+	if v.Revision != "" {
+		build += "+" + v.Revision
+		if v.Modified {
+			build += ".modified"
+		}
+	}
+	return build
+}

@@ -55,6 +55,9 @@ const (
 	AttrPatchOps   = "dynamic_config.patch_ops"
 	AttrPurpose    = "dynamic_config.purpose"
 	AttrCluster    = "dynamic_config.cluster"
+	// AttrDecisionSource is "cache" or "stale-cache" on the decide span of
+	// an answer from the front door's decision cache (issue 43).
+	AttrDecisionSource = "dynamic_config.decision_source"
 )
 
 // Config says whether and where spans are exported.
@@ -210,12 +213,14 @@ func (t *Tracing) StartServer(ctx context.Context, h http.Header, name string) (
 }
 
 // grpcFilter leaves out of the traces what is not an admission's: health
-// checks (every replica's client-side health watch), reflection and the
-// leader's long-lived follower streams.
+// checks (every replica's client-side health watch), reflection, the
+// leader's long-lived follower streams and the front doors' long-lived
+// revision watches.
 var grpcFilter = filters.Not(filters.Any(
 	filters.HealthCheck(),
 	filters.ServicePrefix("grpc.reflection."),
 	filters.ServiceName("dynamicconfig.decider.v1.InstallationSyncService"),
+	filters.FullMethodName("/dynamicconfig.decider.v1.DeciderService/WatchRevision"),
 ))
 
 func (t *Tracing) grpcOptions() []otelgrpc.Option {

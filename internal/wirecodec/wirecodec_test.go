@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	deciderv1 "github.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1"
@@ -27,6 +28,8 @@ var (
 	_ vtMessage = (*deciderv1.GetInstallationResponse)(nil)
 	_ vtMessage = (*deciderv1.SyncRequest)(nil)
 	_ vtMessage = (*deciderv1.InstallationSnapshot)(nil)
+	_ vtMessage = (*deciderv1.WatchRevisionRequest)(nil)
+	_ vtMessage = (*deciderv1.WatchRevisionResponse)(nil)
 )
 
 // countingCodec counts the messages the codec hands to its fallback.
@@ -251,6 +254,9 @@ func wireMessages() []struct {
 		{"a sync request with an empty ACK", &deciderv1.SyncRequest{Answer: &deciderv1.SyncRequest_Ack{Ack: &deciderv1.SyncAck{}}}},
 		{"an installation snapshot", &deciderv1.InstallationSnapshot{Revision: "r", Nonce: "n",
 			Canonical: "[stores]\nconsul = {}\n", LoadedAt: timestamppb.New(timestampFixture), Heartbeat: true}},
+		{"a revision watch request", &deciderv1.WatchRevisionRequest{Cluster: "eu-1"}},
+		{"a revision announcement", &deciderv1.WatchRevisionResponse{InstallationRevision: "sha256:a", ClassesRevision: "sha256:b",
+			Rollout: "canary/sha256:c", Heartbeat: true, HeartbeatInterval: durationpb.New(5 * time.Second), DeciderBuild: "v0.4.0"}},
 	}
 }
 

@@ -53,7 +53,19 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 	writeInstallation(t, installation, seedInstallation(t))
 	d := newDecider(t, "decider", installation)
 	d.start()
-	_, door := startFrontdoor(t, "frontdoor", d.addr)
+	// The front door with its decision cache (the default, issue 43) and a
+	// metrics listener: the bursts print its hit rate.
+	metricsAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	_, door := startFrontdoor(t, "frontdoor", d.addr, "--metrics-addr", metricsAddr)
+	lookups := func() (hits, all float64) {
+		hits = metricSum(t, metricsAddr, "dynamic_config_decision_cache_lookups_total", `result="hit"`)
+		return hits, metricSum(t, metricsAddr, "dynamic_config_decision_cache_lookups_total")
+	}
+	hitRate := func(burst string, hits0, all0 float64) {
+		hits, all := lookups()
+		t.Logf("e2e burst: %s: decision cache: %.0f of %.0f questions answered from the cache (hit rate %.1f %%)",
+			burst, hits-hits0, all-all0, 100*(hits-hits0)/max(all-all0, 1))
+	}
 	registerInjection(t, ns+"-a-inject", ns, door, injection{})
 	noop := startSidecarWebhook(t)
 	noop.onlyAllows = true
@@ -64,6 +76,7 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 
 	t.Run("200 concurrent kubectl create: every stored pod has its agent and was counted, no call failed open", func(t *testing.T) {
 		before := scrapeWebhookMetrics(t)
+		hits0, all0 := lookups()
 		start := time.Now()
 		var wg sync.WaitGroup
 		failures := make(chan kubectlResult, burstSize)
@@ -95,7 +108,9 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 			failed++
 		}
 		wantAllInjected(t, ns, "burst-kubectl-", burstSize-failed)
-		reportBurst(t, fmt.Sprintf("%d concurrent kubectl create (%s)", burstSize, elapsed.Round(time.Millisecond)), failed, before, scrapeWebhookMetrics(t))
+		burst := fmt.Sprintf("%d concurrent kubectl create (%s)", burstSize, elapsed.Round(time.Millisecond))
+		reportBurst(t, burst, failed, before, scrapeWebhookMetrics(t))
+		hitRate(burst+", every pod named: a new question each", hits0, all0)
 	})
 
 	t.Run("a ReplicaSet scaled 0 → 200 by the controller: all 200 pods stored with their agent, no call failed open", func(t *testing.T) {
@@ -112,6 +127,7 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 		}
 		mustKubectl(t, b, "create", "-f", "-")
 		before := scrapeWebhookMetrics(t)
+		hits0, all0 := lookups()
 		start := time.Now()
 		mustKubectl(t, nil, "-n", ns, "scale", "replicaset/burst-rs", "--replicas", strconv.Itoa(burstSize))
 		if err := eventually("the ReplicaSet's 200 pods", 3*time.Minute, 500*time.Millisecond, func() error {
@@ -124,7 +140,9 @@ func TestWhatTheAPIServerSeesOfPodBursts(t *testing.T) {
 		}
 		elapsed := time.Since(start)
 		wantAllInjected(t, ns, "burst-rs-", burstSize)
-		reportBurst(t, fmt.Sprintf("ReplicaSet 0 → %d (%s to all pods stored)", burstSize, elapsed.Round(time.Millisecond)), 0, before, scrapeWebhookMetrics(t))
+		burst := fmt.Sprintf("ReplicaSet 0 → %d (%s to all pods stored)", burstSize, elapsed.Round(time.Millisecond))
+		reportBurst(t, burst, 0, before, scrapeWebhookMetrics(t))
+		hitRate(burst, hits0, all0)
 	})
 }
 

@@ -70,7 +70,12 @@ func StartLogging(tb testing.TB, logger *slog.Logger) *Cluster {
 		Addr:    "127.0.0.1:0",
 		TLS:     frontdoord.TLS{CertFile: bundle.CertFile, KeyFile: bundle.KeyFile},
 		Decider: client.Config{Target: d.Addr().String(), Plaintext: true},
-		Logger:  logger,
+		// The decider's path on every admission: the corpus tests put case
+		// after case in force (Use) and compare every answer with its golden
+		// review, and the benchmarks measure the hop. The decision cache's
+		// own proofs are frontdoor/decisioncache's and doors/engine's.
+		DecisionCache: frontdoord.DecisionCache{Off: true},
+		Logger:        logger,
 	})
 	if err != nil {
 		cancel()

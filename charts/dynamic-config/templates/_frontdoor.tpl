@@ -100,6 +100,17 @@
 - name: DYNAMIC_CONFIG_WEBHOOK_CLIENT_CA
   value: {{ printf "/client-ca/%s" $f.clientCA.key | quote }}
 {{- end }}
+{{- /* Last, so that positional patches of the variables above (kustomize overlays) hold. */}}
+{{- with $f.decisionCache }}
+- name: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE
+  value: {{ .enabled | quote }}
+- name: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_ENTRIES
+  value: {{ int .maxEntries | quote }}
+- name: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_BYTES
+  value: {{ int64 .maxBytes | quote }}
+- name: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_STALE_IF_ERROR
+  value: {{ .staleIfError | quote }}
+{{- end }}
 {{- end -}}
 
 {{- define "dynamic-config.frontdoor.ports" -}}

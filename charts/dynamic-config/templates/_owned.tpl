@@ -37,6 +37,10 @@ frontdoor:
   decider-timeout: {env: DYNAMIC_CONFIG_DECIDER_TIMEOUT, use: frontdoor.deciderTimeout}
   on-decider-error: {env: DYNAMIC_CONFIG_ON_DECIDER_ERROR, use: frontdoor.onDeciderError}
   on-decider-error-validate: {env: DYNAMIC_CONFIG_ON_DECIDER_ERROR_VALIDATE, use: envPolicy.onDeciderError}
+  decision-cache: {env: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE, use: frontdoor.decisionCache.enabled}
+  decision-cache-max-entries: {env: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_ENTRIES, use: frontdoor.decisionCache.maxEntries}
+  decision-cache-max-bytes: {env: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_MAX_BYTES, use: frontdoor.decisionCache.maxBytes}
+  decision-cache-stale-if-error: {env: DYNAMIC_CONFIG_FRONTDOOR_DECISION_CACHE_STALE_IF_ERROR, use: frontdoor.decisionCache.staleIfError}
   decider-ca: {env: DYNAMIC_CONFIG_DECIDER_CA, use: frontdoor.remote.caSecret (the chart's CA otherwise)}
   decider-server-name: {env: DYNAMIC_CONFIG_DECIDER_SERVER_NAME, use: frontdoor.remote.serverName}
   decider-client-cert: {env: DYNAMIC_CONFIG_DECIDER_CLIENT_CERT, use: frontdoor.remote.clientCertSecret or decider.auth.mtls}

@@ -9,6 +9,7 @@ package deciderv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -390,11 +391,160 @@ func (x *GetInstallationResponse) GetRollout() *RolloutState {
 	return nil
 }
 
+// WatchRevisionRequest opens a revision announcement stream.
+type WatchRevisionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// cluster names the cluster the caller admits for, as DecisionRequest.cluster does: empty means
+	// the decider's own cluster. With a callers file the stream ends with PERMISSION_DENIED unless
+	// the authenticated caller may speak for it.
+	Cluster       string `protobuf:"bytes,1,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRevisionRequest) Reset() {
+	*x = WatchRevisionRequest{}
+	mi := &file_dynamicconfig_decider_v1_decider_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRevisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRevisionRequest) ProtoMessage() {}
+
+func (x *WatchRevisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_dynamicconfig_decider_v1_decider_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRevisionRequest.ProtoReflect.Descriptor instead.
+func (*WatchRevisionRequest) Descriptor() ([]byte, []int) {
+	return file_dynamicconfig_decider_v1_decider_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WatchRevisionRequest) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
+}
+
+// WatchRevisionResponse is one announcement: the state this decider decides with now. Two
+// announcements with equal installation_revision, classes_revision, rollout and decider_build
+// announce the same answers: Decide is deterministic for a given state and request, except for
+// the decision id.
+type WatchRevisionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// installation_revision is the sha256:<hex> of the installation in force (on a follower: the
+	// leader's revision it serves), as Decision.installation_revision carries it.
+	InstallationRevision string `protobuf:"bytes,1,opt,name=installation_revision,json=installationRevision,proto3" json:"installation_revision,omitempty"`
+	// classes_revision is the sha256:<hex> of the class set in force, as Decision.classes_revision
+	// carries it; empty when classes are off.
+	ClassesRevision string `protobuf:"bytes,2,opt,name=classes_revision,json=classesRevision,proto3" json:"classes_revision,omitempty"`
+	// rollout is an opaque token of the rollout state for the requested cluster (spec 10: the
+	// candidate revision, the stage and slice, a halt); empty when no rollout is configured. Only
+	// equality means anything: a different token may change answers.
+	Rollout string `protobuf:"bytes,3,opt,name=rollout,proto3" json:"rollout,omitempty"`
+	// heartbeat is true when nothing changed since the previous announcement on this stream.
+	Heartbeat bool `protobuf:"varint,4,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	// heartbeat_interval is how often this stream carries an announcement when nothing changes; a
+	// receiver that hears nothing for about twice as long should take the stream as lost.
+	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,5,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
+	// decider_build names the decider's build (its version, else the module version and source
+	// revision it was built from): a decider of another build may answer the same question under
+	// the same revisions differently, so it is compared like them.
+	DeciderBuild  string `protobuf:"bytes,6,opt,name=decider_build,json=deciderBuild,proto3" json:"decider_build,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRevisionResponse) Reset() {
+	*x = WatchRevisionResponse{}
+	mi := &file_dynamicconfig_decider_v1_decider_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRevisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRevisionResponse) ProtoMessage() {}
+
+func (x *WatchRevisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_dynamicconfig_decider_v1_decider_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRevisionResponse.ProtoReflect.Descriptor instead.
+func (*WatchRevisionResponse) Descriptor() ([]byte, []int) {
+	return file_dynamicconfig_decider_v1_decider_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WatchRevisionResponse) GetInstallationRevision() string {
+	if x != nil {
+		return x.InstallationRevision
+	}
+	return ""
+}
+
+func (x *WatchRevisionResponse) GetClassesRevision() string {
+	if x != nil {
+		return x.ClassesRevision
+	}
+	return ""
+}
+
+func (x *WatchRevisionResponse) GetRollout() string {
+	if x != nil {
+		return x.Rollout
+	}
+	return ""
+}
+
+func (x *WatchRevisionResponse) GetHeartbeat() bool {
+	if x != nil {
+		return x.Heartbeat
+	}
+	return false
+}
+
+func (x *WatchRevisionResponse) GetHeartbeatInterval() *durationpb.Duration {
+	if x != nil {
+		return x.HeartbeatInterval
+	}
+	return nil
+}
+
+func (x *WatchRevisionResponse) GetDeciderBuild() string {
+	if x != nil {
+		return x.DeciderBuild
+	}
+	return ""
+}
+
 var File_dynamicconfig_decider_v1_decider_service_proto protoreflect.FileDescriptor
 
 const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\n" +
-	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a0dynamicconfig/decider/v1/installation_sync.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a&dynamicconfig/decider/v1/rollout.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
+	".dynamicconfig/decider/v1/decider_service.proto\x12\x18dynamicconfig.decider.v1\x1a&dynamicconfig/decider/v1/classes.proto\x1a'dynamicconfig/decider/v1/decision.proto\x1a,dynamicconfig/decider/v1/decision_view.proto\x1a+dynamicconfig/decider/v1/installation.proto\x1a0dynamicconfig/decider/v1/installation_sync.proto\x1a(dynamicconfig/decider/v1/pod_facts.proto\x1a&dynamicconfig/decider/v1/rollout.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xda\x01\n" +
 	"\x0fDecisionRequest\x12;\n" +
 	"\apurpose\x18\x01 \x01(\x0e2!.dynamicconfig.decider.v1.PurposeR\apurpose\x124\n" +
 	"\x03pod\x18\x02 \x01(\v2\".dynamicconfig.decider.v1.PodFactsR\x03pod\x12:\n" +
@@ -424,10 +574,20 @@ const file_dynamicconfig_decider_v1_decider_service_proto_rawDesc = "" +
 	"\x04role\x18\x0f \x01(\x0e2%.dynamicconfig.decider.v1.DeciderRoleR\x04role\x12E\n" +
 	"\tfollowers\x18\x10 \x03(\v2'.dynamicconfig.decider.v1.FollowerStateR\tfollowers\x12C\n" +
 	"\bfollower\x18\x11 \x01(\v2'.dynamicconfig.decider.v1.FollowerStateR\bfollower\x12@\n" +
-	"\arollout\x18\x12 \x01(\v2&.dynamicconfig.decider.v1.RolloutStateR\arollout2\xf3\x01\n" +
+	"\arollout\x18\x12 \x01(\v2&.dynamicconfig.decider.v1.RolloutStateR\arollout\"0\n" +
+	"\x14WatchRevisionRequest\x12\x18\n" +
+	"\acluster\x18\x01 \x01(\tR\acluster\"\x9e\x02\n" +
+	"\x15WatchRevisionResponse\x123\n" +
+	"\x15installation_revision\x18\x01 \x01(\tR\x14installationRevision\x12)\n" +
+	"\x10classes_revision\x18\x02 \x01(\tR\x0fclassesRevision\x12\x18\n" +
+	"\arollout\x18\x03 \x01(\tR\arollout\x12\x1c\n" +
+	"\theartbeat\x18\x04 \x01(\bR\theartbeat\x12H\n" +
+	"\x12heartbeat_interval\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x11heartbeatInterval\x12#\n" +
+	"\rdecider_build\x18\x06 \x01(\tR\fdeciderBuild2\xec\x02\n" +
 	"\x0eDeciderService\x12d\n" +
 	"\x06Decide\x12).dynamicconfig.decider.v1.DecisionRequest\x1a*.dynamicconfig.decider.v1.DecisionResponse\"\x03\x90\x02\x01\x12{\n" +
-	"\x0fGetInstallation\x120.dynamicconfig.decider.v1.GetInstallationRequest\x1a1.dynamicconfig.decider.v1.GetInstallationResponse\"\x03\x90\x02\x01B\x90\x02\n" +
+	"\x0fGetInstallation\x120.dynamicconfig.decider.v1.GetInstallationRequest\x1a1.dynamicconfig.decider.v1.GetInstallationResponse\"\x03\x90\x02\x01\x12w\n" +
+	"\rWatchRevision\x12..dynamicconfig.decider.v1.WatchRevisionRequest\x1a/.dynamicconfig.decider.v1.WatchRevisionResponse\"\x03\x90\x02\x010\x01B\x90\x02\n" +
 	"\x1ccom.dynamicconfig.decider.v1B\x13DeciderServiceProtoP\x01ZYgithub.com/dynamic-config-admission/dynamic-config/gen/dynamicconfig/decider/v1;deciderv1\xa2\x02\x03DDX\xaa\x02\x18Dynamicconfig.Decider.V1\xca\x02\x18Dynamicconfig\\Decider\\V1\xe2\x02$Dynamicconfig\\Decider\\V1\\GPBMetadata\xea\x02\x1aDynamicconfig::Decider::V1b\x06proto3"
 
 var (
@@ -442,52 +602,58 @@ func file_dynamicconfig_decider_v1_decider_service_proto_rawDescGZIP() []byte {
 	return file_dynamicconfig_decider_v1_decider_service_proto_rawDescData
 }
 
-var file_dynamicconfig_decider_v1_decider_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_dynamicconfig_decider_v1_decider_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_dynamicconfig_decider_v1_decider_service_proto_goTypes = []any{
 	(*DecisionRequest)(nil),         // 0: dynamicconfig.decider.v1.DecisionRequest
 	(*DecisionResponse)(nil),        // 1: dynamicconfig.decider.v1.DecisionResponse
 	(*GetInstallationRequest)(nil),  // 2: dynamicconfig.decider.v1.GetInstallationRequest
 	(*GetInstallationResponse)(nil), // 3: dynamicconfig.decider.v1.GetInstallationResponse
-	(Purpose)(0),                    // 4: dynamicconfig.decider.v1.Purpose
-	(*PodFacts)(nil),                // 5: dynamicconfig.decider.v1.PodFacts
-	(DecisionView)(0),               // 6: dynamicconfig.decider.v1.DecisionView
-	(*Decision)(nil),                // 7: dynamicconfig.decider.v1.Decision
-	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
-	(*Setting)(nil),                 // 9: dynamicconfig.decider.v1.Setting
-	(*StoreDefaults)(nil),           // 10: dynamicconfig.decider.v1.StoreDefaults
-	(*Gate)(nil),                    // 11: dynamicconfig.decider.v1.Gate
-	(*EnvPolicy)(nil),               // 12: dynamicconfig.decider.v1.EnvPolicy
-	(*ReloadStatus)(nil),            // 13: dynamicconfig.decider.v1.ReloadStatus
-	(*ClassInfo)(nil),               // 14: dynamicconfig.decider.v1.ClassInfo
-	(DeciderRole)(0),                // 15: dynamicconfig.decider.v1.DeciderRole
-	(*FollowerState)(nil),           // 16: dynamicconfig.decider.v1.FollowerState
-	(*RolloutState)(nil),            // 17: dynamicconfig.decider.v1.RolloutState
+	(*WatchRevisionRequest)(nil),    // 4: dynamicconfig.decider.v1.WatchRevisionRequest
+	(*WatchRevisionResponse)(nil),   // 5: dynamicconfig.decider.v1.WatchRevisionResponse
+	(Purpose)(0),                    // 6: dynamicconfig.decider.v1.Purpose
+	(*PodFacts)(nil),                // 7: dynamicconfig.decider.v1.PodFacts
+	(DecisionView)(0),               // 8: dynamicconfig.decider.v1.DecisionView
+	(*Decision)(nil),                // 9: dynamicconfig.decider.v1.Decision
+	(*timestamppb.Timestamp)(nil),   // 10: google.protobuf.Timestamp
+	(*Setting)(nil),                 // 11: dynamicconfig.decider.v1.Setting
+	(*StoreDefaults)(nil),           // 12: dynamicconfig.decider.v1.StoreDefaults
+	(*Gate)(nil),                    // 13: dynamicconfig.decider.v1.Gate
+	(*EnvPolicy)(nil),               // 14: dynamicconfig.decider.v1.EnvPolicy
+	(*ReloadStatus)(nil),            // 15: dynamicconfig.decider.v1.ReloadStatus
+	(*ClassInfo)(nil),               // 16: dynamicconfig.decider.v1.ClassInfo
+	(DeciderRole)(0),                // 17: dynamicconfig.decider.v1.DeciderRole
+	(*FollowerState)(nil),           // 18: dynamicconfig.decider.v1.FollowerState
+	(*RolloutState)(nil),            // 19: dynamicconfig.decider.v1.RolloutState
+	(*durationpb.Duration)(nil),     // 20: google.protobuf.Duration
 }
 var file_dynamicconfig_decider_v1_decider_service_proto_depIdxs = []int32{
-	4,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
-	5,  // 1: dynamicconfig.decider.v1.DecisionRequest.pod:type_name -> dynamicconfig.decider.v1.PodFacts
-	6,  // 2: dynamicconfig.decider.v1.DecisionRequest.view:type_name -> dynamicconfig.decider.v1.DecisionView
-	7,  // 3: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
-	8,  // 4: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
-	9,  // 5: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
-	10, // 6: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
-	11, // 7: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
-	12, // 8: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
-	13, // 9: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
-	14, // 10: dynamicconfig.decider.v1.GetInstallationResponse.classes:type_name -> dynamicconfig.decider.v1.ClassInfo
-	15, // 11: dynamicconfig.decider.v1.GetInstallationResponse.role:type_name -> dynamicconfig.decider.v1.DeciderRole
-	16, // 12: dynamicconfig.decider.v1.GetInstallationResponse.followers:type_name -> dynamicconfig.decider.v1.FollowerState
-	16, // 13: dynamicconfig.decider.v1.GetInstallationResponse.follower:type_name -> dynamicconfig.decider.v1.FollowerState
-	17, // 14: dynamicconfig.decider.v1.GetInstallationResponse.rollout:type_name -> dynamicconfig.decider.v1.RolloutState
-	0,  // 15: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
-	2,  // 16: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
-	1,  // 17: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
-	3,  // 18: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
-	17, // [17:19] is the sub-list for method output_type
-	15, // [15:17] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	6,  // 0: dynamicconfig.decider.v1.DecisionRequest.purpose:type_name -> dynamicconfig.decider.v1.Purpose
+	7,  // 1: dynamicconfig.decider.v1.DecisionRequest.pod:type_name -> dynamicconfig.decider.v1.PodFacts
+	8,  // 2: dynamicconfig.decider.v1.DecisionRequest.view:type_name -> dynamicconfig.decider.v1.DecisionView
+	9,  // 3: dynamicconfig.decider.v1.DecisionResponse.decision:type_name -> dynamicconfig.decider.v1.Decision
+	10, // 4: dynamicconfig.decider.v1.GetInstallationResponse.loaded_at:type_name -> google.protobuf.Timestamp
+	11, // 5: dynamicconfig.decider.v1.GetInstallationResponse.settings:type_name -> dynamicconfig.decider.v1.Setting
+	12, // 6: dynamicconfig.decider.v1.GetInstallationResponse.store_defaults:type_name -> dynamicconfig.decider.v1.StoreDefaults
+	13, // 7: dynamicconfig.decider.v1.GetInstallationResponse.gates:type_name -> dynamicconfig.decider.v1.Gate
+	14, // 8: dynamicconfig.decider.v1.GetInstallationResponse.env_policy:type_name -> dynamicconfig.decider.v1.EnvPolicy
+	15, // 9: dynamicconfig.decider.v1.GetInstallationResponse.last_reload:type_name -> dynamicconfig.decider.v1.ReloadStatus
+	16, // 10: dynamicconfig.decider.v1.GetInstallationResponse.classes:type_name -> dynamicconfig.decider.v1.ClassInfo
+	17, // 11: dynamicconfig.decider.v1.GetInstallationResponse.role:type_name -> dynamicconfig.decider.v1.DeciderRole
+	18, // 12: dynamicconfig.decider.v1.GetInstallationResponse.followers:type_name -> dynamicconfig.decider.v1.FollowerState
+	18, // 13: dynamicconfig.decider.v1.GetInstallationResponse.follower:type_name -> dynamicconfig.decider.v1.FollowerState
+	19, // 14: dynamicconfig.decider.v1.GetInstallationResponse.rollout:type_name -> dynamicconfig.decider.v1.RolloutState
+	20, // 15: dynamicconfig.decider.v1.WatchRevisionResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	0,  // 16: dynamicconfig.decider.v1.DeciderService.Decide:input_type -> dynamicconfig.decider.v1.DecisionRequest
+	2,  // 17: dynamicconfig.decider.v1.DeciderService.GetInstallation:input_type -> dynamicconfig.decider.v1.GetInstallationRequest
+	4,  // 18: dynamicconfig.decider.v1.DeciderService.WatchRevision:input_type -> dynamicconfig.decider.v1.WatchRevisionRequest
+	1,  // 19: dynamicconfig.decider.v1.DeciderService.Decide:output_type -> dynamicconfig.decider.v1.DecisionResponse
+	3,  // 20: dynamicconfig.decider.v1.DeciderService.GetInstallation:output_type -> dynamicconfig.decider.v1.GetInstallationResponse
+	5,  // 21: dynamicconfig.decider.v1.DeciderService.WatchRevision:output_type -> dynamicconfig.decider.v1.WatchRevisionResponse
+	19, // [19:22] is the sub-list for method output_type
+	16, // [16:19] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_dynamicconfig_decider_v1_decider_service_proto_init() }
@@ -508,7 +674,7 @@ func file_dynamicconfig_decider_v1_decider_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_dynamicconfig_decider_v1_decider_service_proto_rawDesc), len(file_dynamicconfig_decider_v1_decider_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

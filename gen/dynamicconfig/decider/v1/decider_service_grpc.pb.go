@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	DeciderService_Decide_FullMethodName          = "/dynamicconfig.decider.v1.DeciderService/Decide"
 	DeciderService_GetInstallation_FullMethodName = "/dynamicconfig.decider.v1.DeciderService/GetInstallation"
+	DeciderService_WatchRevision_FullMethodName   = "/dynamicconfig.decider.v1.DeciderService/WatchRevision"
 )
 
 // DeciderServiceClient is the client API for DeciderService service.
@@ -37,6 +38,14 @@ type DeciderServiceClient interface {
 	// GetInstallation returns the effective installation (per setting: value, marker, source), its
 	// revision and the status of the latest reload attempt, for debugging with grpcurl.
 	GetInstallation(ctx context.Context, in *GetInstallationRequest, opts ...grpc.CallOption) (*GetInstallationResponse, error)
+	// WatchRevision announces what this decider answers Decide with: the installation revision,
+	// the classes revision and the rollout state, at once, again on every change, and as a
+	// heartbeat in between. A front door's decision cache uses a remembered answer only while its
+	// stream is up and the answer was decided under the announced revisions (issue 43). The stream
+	// ends with UNAVAILABLE when this decider would not decide (no installation, classes not
+	// synced, a follower past --max-stale) and when it shuts down; authorization is Decide's (with a
+	// callers file, the caller must be allowed the cluster it names).
+	WatchRevision(ctx context.Context, in *WatchRevisionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRevisionResponse], error)
 }
 
 type deciderServiceClient struct {
@@ -67,6 +76,25 @@ func (c *deciderServiceClient) GetInstallation(ctx context.Context, in *GetInsta
 	return out, nil
 }
 
+func (c *deciderServiceClient) WatchRevision(ctx context.Context, in *WatchRevisionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRevisionResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &DeciderService_ServiceDesc.Streams[0], DeciderService_WatchRevision_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRevisionRequest, WatchRevisionResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DeciderService_WatchRevisionClient = grpc.ServerStreamingClient[WatchRevisionResponse]
+
 // DeciderServiceServer is the server API for DeciderService service.
 // All implementations must embed UnimplementedDeciderServiceServer
 // for forward compatibility.
@@ -81,6 +109,14 @@ type DeciderServiceServer interface {
 	// GetInstallation returns the effective installation (per setting: value, marker, source), its
 	// revision and the status of the latest reload attempt, for debugging with grpcurl.
 	GetInstallation(context.Context, *GetInstallationRequest) (*GetInstallationResponse, error)
+	// WatchRevision announces what this decider answers Decide with: the installation revision,
+	// the classes revision and the rollout state, at once, again on every change, and as a
+	// heartbeat in between. A front door's decision cache uses a remembered answer only while its
+	// stream is up and the answer was decided under the announced revisions (issue 43). The stream
+	// ends with UNAVAILABLE when this decider would not decide (no installation, classes not
+	// synced, a follower past --max-stale) and when it shuts down; authorization is Decide's (with a
+	// callers file, the caller must be allowed the cluster it names).
+	WatchRevision(*WatchRevisionRequest, grpc.ServerStreamingServer[WatchRevisionResponse]) error
 	mustEmbedUnimplementedDeciderServiceServer()
 }
 
@@ -96,6 +132,9 @@ func (UnimplementedDeciderServiceServer) Decide(context.Context, *DecisionReques
 }
 func (UnimplementedDeciderServiceServer) GetInstallation(context.Context, *GetInstallationRequest) (*GetInstallationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetInstallation not implemented")
+}
+func (UnimplementedDeciderServiceServer) WatchRevision(*WatchRevisionRequest, grpc.ServerStreamingServer[WatchRevisionResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchRevision not implemented")
 }
 func (UnimplementedDeciderServiceServer) mustEmbedUnimplementedDeciderServiceServer() {}
 func (UnimplementedDeciderServiceServer) testEmbeddedByValue()                        {}
@@ -154,6 +193,17 @@ func _DeciderService_GetInstallation_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DeciderService_WatchRevision_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRevisionRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(DeciderServiceServer).WatchRevision(m, &grpc.GenericServerStream[WatchRevisionRequest, WatchRevisionResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DeciderService_WatchRevisionServer = grpc.ServerStreamingServer[WatchRevisionResponse]
+
 // DeciderService_ServiceDesc is the grpc.ServiceDesc for DeciderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -170,6 +220,12 @@ var DeciderService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _DeciderService_GetInstallation_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchRevision",
+			Handler:       _DeciderService_WatchRevision_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "dynamicconfig/decider/v1/decider_service.proto",
 }
