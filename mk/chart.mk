@@ -37,11 +37,12 @@ chart-tools: ## build helm, helm-unittest (as a helm plugin) and kustomize, cach
 	@start=$$(date +%s); tools/helm/build.sh "$(CHART_TOOLS_DIR)" && \
 	echo "chart-tools: ready in $(CHART_TOOLS_DIR) ($$(( $$(date +%s) - start ))s)"
 
-chart-lint: chart-tools ## helm lint --strict, with the default values, every feature on, and the remote front door; refused values fail it
+chart-lint: chart-tools ## helm lint --strict, with the default values, every feature on, the remote front door and a rollout; refused values fail it
 	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR)
 	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR) -f $(CHART_DIR)/tests/values/all-features.yaml
 	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR) -f $(CHART_DIR)/tests/values/remote-frontdoor.yaml
 	HELM="$(CHART_ENV) $(CHART_HELM)" tools/helm/lint-refused.sh $(CHART_DIR)
+	$(CHART_ENV) $(CHART_HELM) lint --strict $(CHART_DIR) -f $(CHART_DIR)/tests/values/kustomize-rollout.yaml
 
 chart-render: chart-tools ## render the chart (defaults, every feature) and the kustomize tree into CHART_RENDER_DIR
 	@$(CHART_ENV) CHART_TOOLS_DIR="$(CHART_TOOLS_DIR)" tools/helm/chart-test.sh render "$(CHART_DIR)" "$(CHART_RENDER_DIR)" "$(CHART_WORK_DIR)"

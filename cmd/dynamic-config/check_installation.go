@@ -34,14 +34,9 @@ func runCheckInstallation(args []string, _ io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "check-installation: "+err.Error())
 		return exitUsage
 	}
-	loaded, err := src.Load()
-	r, rerr := src.LoadRollout()
-	for _, e := range []error{err, rerr} {
-		if e != nil {
-			fmt.Fprintln(stderr, e.Error())
-		}
-	}
-	if err != nil || rerr != nil {
+	loaded, r, err := src.LoadWithRollout()
+	if err != nil {
+		fmt.Fprintln(stderr, err.Error())
 		return exitUsage
 	}
 	if err := installationreport.Write(stdout, stderr, installationreport.New(loaded, r), *output); err != nil {

@@ -19,12 +19,6 @@ import (
 // classesFileHelp is the help of --classes-file (decider, serve, inject, explain).
 const classesFileHelp = "read DynamicConfigClass / ClusterDynamicConfigClass objects (a YAML or JSON stream) from FILE instead of the API server; implies classes on"
 
-// rolloutFileVariable and rolloutHelp are --rollout's (decider, serve; spec 10 §2).
-const (
-	rolloutFileVariable = "DYNAMIC_CONFIG_DECIDER_ROLLOUT_FILE"
-	rolloutHelp         = "the rollout document (spec 10): a candidate installation decided beside this one, in shadow or a canary of workloads (re-read on change; a bad one keeps the last good one; missing = no rollout)"
-)
-
 // deciderFlags are the flags of `dynamic-config decider` (spec 07 §1.1).
 type deciderFlags struct {
 	global globalFlags
@@ -43,7 +37,7 @@ func (d *deciderFlags) register(fs *flagSet) {
 	fs.stringVar(&d.cfg.Addr, "addr", "DYNAMIC_CONFIG_DECIDER_ADDR", "0.0.0.0:9090", "gRPC listener")
 	fs.stringVar(&d.cfg.MetricsAddr, "metrics-addr", "DYNAMIC_CONFIG_DECIDER_METRICS_ADDR", "0.0.0.0:9092", "plain HTTP listener for /metrics, /healthz, /readyz; empty = off")
 	fs.stringVar(&d.installation, "installation", installation.DefaultsFileVariable, installation.DefaultDocumentPath, "the installation document")
-	fs.stringVar(&d.cfg.Installation.Rollout, "rollout", rolloutFileVariable, "", rolloutHelp)
+	fs.stringVar(&d.cfg.Installation.Rollout, "rollout", deciderd.RolloutFileVariable, "", deciderd.RolloutFlagHelp)
 	fs.stringVar(&d.cfg.TLS.CertFile, "tls-cert", "DYNAMIC_CONFIG_DECIDER_TLS_CERT", "", "serving certificate (re-read on change)")
 	fs.stringVar(&d.cfg.TLS.KeyFile, "tls-key", "DYNAMIC_CONFIG_DECIDER_TLS_KEY", "", "serving key (re-read on change)")
 	fs.stringVar(&d.cfg.TLS.ClientCA, "tls-client-ca", "DYNAMIC_CONFIG_DECIDER_TLS_CLIENT_CA", "", "when set: mTLS, client certificates are required and verified against this CA")

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 	"time"
 
@@ -151,13 +150,7 @@ func (d *frontdoorFlags) valid(stderr io.Writer) bool {
 // in the environment, sorted, and reports whether there was any (spec 07
 // §1.2: the front door has no installation settings).
 func refuseInstallationVariables(stderr io.Writer) bool {
-	var set []string
-	for _, v := range installation.Variables() {
-		if _, ok := lookupEnvVar(v); ok {
-			set = append(set, v)
-		}
-	}
-	sort.Strings(set)
+	set := installation.SetVariables(lookupEnvVar)
 	for _, v := range set {
 		fmt.Fprintf(stderr, "frontdoor: %s is an installation setting; set it on the decider\n", v)
 	}

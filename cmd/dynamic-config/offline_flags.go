@@ -29,7 +29,8 @@ type offlineCommand struct {
 	// read (nil: every document is read; the command checks kinds itself).
 	admit func(*manifest.Document) error
 	// flags adds the command's own flags (nil: none).
-	flags func(*flagSet, *offlineFlags)
+	flags         func(*flagSet, *offlineFlags)
+	filesOptional bool // diff: --from-cluster instead of -f
 }
 
 // offlineFlags are the flags the offline doors share (spec 07 §1.4–1.5):
@@ -81,7 +82,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	case callers.CheckClusterName(f.cluster) != "":
 		fmt.Fprintf(stderr, "%s: --cluster-name is %s\n", cmd.name, callers.CheckClusterName(f.cluster))
 		return nil, exitUsage, true
-	case len(f.files.values) == 0:
+	case len(f.files.values) == 0 && !cmd.filesOptional:
 		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
 		return nil, exitUsage, true
 	case f.output != cmd.outputDefault && !slices.Contains(cmd.outputs, f.output):

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/rolloutstatus"
@@ -24,8 +21,6 @@ var rolloutStatusExamples = []example{
 // rollout of every decider replica and follower and the verdict
 // (doors/rolloutstatus); exit 0 ready, 1 not-ready or halted, 2 usage.
 func runRolloutStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	fs := newFlagSet("rollout status", stderr)
 	var f deciderFleetFlags
 	f.register(fs)
@@ -41,7 +36,7 @@ func runRolloutStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "rollout status: -o is %q: text or json\n", *output)
 		return exitUsage
 	}
-	replicas, ok := f.ask(ctx, "rollout status", stderr, positiveFlag{"soak", c.Soak.String(), c.Soak >= 0})
+	replicas, ok := f.ask(context.Background(), "rollout status", stderr, positiveFlag{"soak", c.Soak.String(), c.Soak >= 0})
 	if !ok {
 		return exitUsage
 	}

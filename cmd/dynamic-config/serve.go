@@ -59,7 +59,7 @@ func (s *serveFlags) register(fs *flagSet) {
 	fs.stringVar(&s.deciderAddr, "decider-addr", "", "127.0.0.1:9090", "decider gRPC listener (plaintext, reflection on)")
 	fs.stringVar(&s.metricsAddr, "metrics-addr", "", "", "optional metrics listener for both components")
 	fs.stringVar(&s.installation, "installation", installation.DefaultsFileVariable, "", "installation document (default: the embedded one; an empty file = built-ins)")
-	fs.stringVar(&s.rollout, "rollout", rolloutFileVariable, "", rolloutHelp)
+	fs.stringVar(&s.rollout, "rollout", deciderd.RolloutFileVariable, "", deciderd.RolloutFlagHelp)
 	fs.durationVar(&s.reloadInterval, "reload-interval", "DYNAMIC_CONFIG_DECIDER_RELOAD_INTERVAL", installationloader.DefaultReloadInterval, "installation document poll interval")
 	fs.stringVar(&s.tlsCert, "tls-cert", "", "", "serve the front door over TLS with this certificate")
 	fs.stringVar(&s.tlsKey, "tls-key", "", "", "serve the front door over TLS with this key")
@@ -106,7 +106,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts, cleanup, err := f.installationOptions()
+	opts, cleanup, err := deciderd.EmbeddedInstallation(f.installation, defaultInstallation, os.Environ())
 	if err != nil {
 		fmt.Fprintln(stderr, "serve: "+err.Error())
 		return exitUsage
@@ -199,20 +199,4 @@ func (s *serveFlags) valid(stderr io.Writer) bool {
 		return false
 	}
 	return true
-}
-
-// installationOptions is where serve's installation comes from: the named
-// document, else the embedded one written to a temporary file (cleanup
-// removes it).
-func (s *serveFlags) installationOptions() (installationloader.Options, func(), error) {
-	opts := installationloader.Options{DocumentPath: s.installation, DocumentExplicit: true, Environ: os.Environ()}
-	if s.installation != "" {
-		return opts, func() {}, nil
-	}
-	path, cleanup, err := installationloader.WriteTemp(defaultInstallation)
-	if err != nil {
-		return opts, nil, err
-	}
-	opts.DocumentPath = path
-	return opts, cleanup, nil
 }

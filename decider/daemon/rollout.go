@@ -14,6 +14,13 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/rolloutstate"
 )
 
+// RolloutFileVariable and RolloutFlagHelp are --rollout's (decider, serve;
+// spec 10 §2).
+const (
+	RolloutFileVariable = "DYNAMIC_CONFIG_DECIDER_ROLLOUT_FILE"
+	RolloutFlagHelp     = "the rollout document (spec 10): a candidate installation decided beside this one, in shadow or a canary of workloads (re-read on change; a bad one keeps the last good one; missing = no rollout)"
+)
+
 // Errors of a rollout document on a decider that reads no installation
 // document: a follower (its leader's snapshots carry the leader's rollout)
 // or a given installation (the offline doors).
@@ -81,7 +88,8 @@ func (cfg Config) rolloutOptions() rolloutloader.Options {
 	return rolloutloader.Options{Path: cfg.Installation.Rollout, Environ: cfg.Installation.Load.Environ}
 }
 
-// watch keeps a leader's rollout in step with its document until ctx ends;
+// watch keeps a leader's rollout in step with its document until ctx ends
+// (one of the loops Shutdown waits for);
 // every rollout put in force goes to the state and to obs (the leader's
 // streams).
 func (r rollouts) watch(ctx context.Context, cfg Config, loops *sync.WaitGroup, obs ...rolloutloader.Observer) {

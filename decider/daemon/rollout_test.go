@@ -124,3 +124,35 @@ func TestARolloutDocumentIsRefusedWhereNoInstallationDocumentIsRead(t *testing.T
 		t.Errorf("a follower with a rollout document: %v", err)
 	}
 }
+
+// Issue 41 item 1 through the daemon: a bad document written over a good
+// one keeps the good rollout in force (its canary still answers) and lists
+// every problem of the bad one at once in GetInstallation.rollout.last_reload;
+// the next good document is taken.
+func TestABadRolloutDocumentKeepsTheLastGoodOneAndListsEveryProblemAtOnce(t *testing.T) {
+	path := writeRollout(t, imageRollout("canary"))
+	_, c := startWithRollout(t, path)
+	good := rolloutOf(t, c).GetCandidateRevision()
+	if good == "" || agentImageOf(t, c) != candidateImage {
+		t.Fatalf("the good rollout is not in force: %v", rolloutOf(t, c))
+	}
+
+	replaceFile(t, path, "candidate: {watchSeconds: soon, mode: often}\nstage: sideways\ncanary: {percent: 250}\nguard: {newRefusals: ignore}\n")
+	eventually(t, "the bad document refused", 5*time.Second, func() bool { return !rolloutOf(t, c).GetLastReload().GetOk() })
+	st := rolloutOf(t, c)
+	if problems := st.GetLastReload().GetProblems(); len(problems) != 5 {
+		t.Errorf("last_reload lists %d problems, want the bad document's 5 at once: %q", len(problems), problems)
+	}
+	if st.GetCandidateRevision() != good || st.GetStage() != deciderv1.RolloutStage_ROLLOUT_STAGE_CANARY {
+		t.Errorf("the rollout in force changed on a bad document: %v", st)
+	}
+	if img := agentImageOf(t, c); img != candidateImage {
+		t.Errorf("after a bad document the canary answered with %q; want the last good rollout's %s", img, candidateImage)
+	}
+
+	replaceFile(t, path, imageRollout("shadow"))
+	eventually(t, "the next good document in force", 5*time.Second, func() bool {
+		st := rolloutOf(t, c)
+		return st.GetLastReload().GetOk() && st.GetStage() == deciderv1.RolloutStage_ROLLOUT_STAGE_SHADOW
+	})
+}

@@ -46,6 +46,12 @@ func Named(noun, path string, data []byte) (root *doctree.Node, problem string) 
 	return FromYAML(n), problem
 }
 
+// YAML is Named's document as yaml.v3 reads it: a YAML document with its
+// comments, or a JSON or TOML one converted (nil for a blank document).
+func YAML(noun, path string, data []byte) (root *yaml.Node, problem string) {
+	return document(noun, path, data)
+}
+
 func document(noun, path string, data []byte) (*yaml.Node, string) {
 	if Blank(data) {
 		return nil, ""

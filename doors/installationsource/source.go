@@ -101,6 +101,17 @@ func (s Source) LoadRollout() (*rollout.Rollout, error) {
 	return rolloutloader.Load(rolloutloader.Options{Path: s.Rollout, Environ: environ})
 }
 
+// LoadWithRollout loads the installation and the rollout beside it; the
+// error names every problem of both (errors.Join: one line each).
+func (s Source) LoadWithRollout() (*installation.Installation, *rollout.Rollout, error) {
+	inst, err := s.Load()
+	r, rerr := s.LoadRollout()
+	if err != nil || rerr != nil {
+		return nil, nil, errors.Join(err, rerr)
+	}
+	return inst, r, nil
+}
+
 // NoDocument reports whether no installation document was found: the
 // empty one is in force (NoDocumentHint says what that means for a refusal).
 func (s Source) NoDocument(inst *installation.Installation) bool {

@@ -49,6 +49,7 @@ do_render() {
   "$kustomize" build deploy/kustomize/overlays/example > "$render/kustomize-overlay.yaml"
   "$kustomize" build deploy/kustomize/overlays/remote > "$render/kustomize-remote.yaml"
   "$kustomize" build deploy/kustomize/overlays/follower > "$render/kustomize-follower.yaml"
+  "$kustomize" build deploy/kustomize/overlays/rollout > "$render/kustomize-rollout.yaml"
   template "$render/chart-remote.yaml" -f "$values/remote-frontdoor.yaml"
   template "$render/chart-self-rotate.yaml" -f "$values/all-features.yaml" --set tls.mode=selfRotate
   # issue 21: the install proof's hook and webhook for TestTheInstallProof (e2e), in a namespace
@@ -208,6 +209,18 @@ do_all() {
   door_rendered kustomize-base "$render/kustomize-base.yaml"
   [[ $rev == "$base_rev" ]] || fail "kustomize base revision $rev != chart default revision $base_rev"
   echo "kustomize base: valid, the same revision"
+  # issue 41 item 8: the rollout overlay adds a candidate as the chart's rollout.* does; the
+  # decider's own validation (check-installation --rollout) gives the same candidate revision.
+  "$chartcheck" installation -f "$render/kustomize-rollout.yaml" -doc "$work/rollout.installation.yaml" \
+    -env "$work/rollout.env" -rollout "$work/rollout.rollout.yaml"
+  local kust_candidate chart_candidate rollout_vars=()
+  mapfile -t rollout_vars < "$work/rollout.env"
+  kust_candidate=$(env -i PATH="$PATH" "${rollout_vars[@]}" "$work/dynamic-config" check-installation \
+    --installation "$work/rollout.installation.yaml" --rollout "$work/rollout.rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
+  chart_candidate=$("$work/dynamic-config" check-installation --no-env --values "$values/kustomize-rollout.yaml" | sed -n 's/^rollout is valid: candidate //p')
+  [[ -n $kust_candidate && $kust_candidate == "$chart_candidate" ]] \
+    || fail "deploy/kustomize/overlays/rollout's candidate ($kust_candidate) is not the chart's rollout.* candidate of tests/values/kustomize-rollout.yaml ($chart_candidate)"
+  echo "kustomize: the rollout overlay's candidate is the chart's rollout.* candidate ($kust_candidate)"
 
   template "$work/seed-000.yaml" -f "$values/seed-000.yaml"
   door_rendered seed-000 "$work/seed-000.yaml"

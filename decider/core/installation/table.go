@@ -134,6 +134,19 @@ func Variables() []string {
 	return append(out, DefaultsFileVariable)
 }
 
+// SetVariables are the installation variables lookup finds set, sorted (a
+// front door refuses to start with one: spec 07 §1.2).
+func SetVariables(lookup func(string) (string, bool)) []string {
+	var set []string
+	for _, v := range Variables() {
+		if _, ok := lookup(v); ok {
+			set = append(set, v)
+		}
+	}
+	slices.Sort(set)
+	return set
+}
+
 // DocumentKeys are the document's keys (spec 02 §2.6), in order.
 func DocumentKeys() []string { return append([]string(nil), documentKeys...) }
 

@@ -179,6 +179,7 @@ func runInstallation(args []string) error {
 	file := fs.String("f", "", "rendered manifests")
 	docOut := fs.String("doc", "", "where to write the installation document")
 	envOut := fs.String("env", "", "where to write the decider's installation variables")
+	rolloutOut := fs.String("rollout", "", "where to write the ConfigMap's rollout.yaml (the rollout document; required to exist when set)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -193,6 +194,15 @@ func runInstallation(args []string) error {
 	doc, ok := get(cm, "data", "installation.yaml").(string)
 	if !ok {
 		return errors.New("the installation ConfigMap has no installation.yaml")
+	}
+	if *rolloutOut != "" {
+		r, ok := get(cm, "data", "rollout.yaml").(string)
+		if !ok {
+			return errors.New("the installation ConfigMap has no rollout.yaml")
+		}
+		if err := os.WriteFile(*rolloutOut, []byte(r), 0o644); err != nil {
+			return err
+		}
 	}
 	decider, err := find(objs, "Deployment", "-decider")
 	if err != nil {

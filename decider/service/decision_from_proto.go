@@ -8,7 +8,7 @@ import (
 
 // DecisionFromProto converts a protobuf Decision back into the plain type:
 // the inverse of DecisionToProto, which the round-trip test holds it to
-// (test code: no production caller needs the way back).
+// (the offline diff compares the decisions the in-process deciders answered).
 func DecisionFromProto(d *deciderv1.Decision) *decision.Decision {
 	out := &decision.Decision{
 		DecisionID:           d.GetDecisionId(),
