@@ -108,8 +108,7 @@ func runAuditPods(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		err = podaudit.Write(stdout, stderr, output, report)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "audit-pods", err)
 	}
 	if len(podaudit.Counted(report.Findings)) > 0 {
 		return exitRefused
@@ -125,8 +124,7 @@ func auditOutdated(ctx context.Context, o *outdatedFlags, output string, stdout,
 		return exitUsage
 	}
 	if err := outdated.Write(stdout, output, report); err != nil {
-		fmt.Fprintln(stderr, "audit-pods: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "audit-pods", err)
 	}
 	if len(report.Workloads) > 0 {
 		return exitRefused
@@ -168,13 +166,11 @@ func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
 	klog.SetSlogLogger(logger)
 	clients, err := client.clients("dynamic-config-audit-reporter", 20)
 	if err != nil {
-		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "audit-reporter", err)
 	}
 	reg := prometheus.NewRegistry()
 	if err := promruntime.Register(reg); err != nil {
-		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "audit-reporter", err)
 	}
 	instance, _ := os.Hostname()
 	rep, err := podaudit.NewReporter(podaudit.ReporterConfig{
@@ -183,8 +179,7 @@ func runAuditReporter(args []string, _ io.Reader, _, stderr io.Writer) int {
 		Instance: instance, Logger: logger, Registry: reg,
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "audit-reporter: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "audit-reporter", err)
 	}
 	lis, err := net.Listen("tcp", metricsAddr)
 	if err != nil {

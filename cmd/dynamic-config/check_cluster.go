@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamic-config-admission/dynamic-config/clustercheck"
 	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
+	"github.com/dynamic-config-admission/dynamic-config/internal/pflagview"
 )
 
 // `dynamic-config check-cluster` (issue 21): the install proof and the
@@ -38,7 +39,7 @@ type checkClusterFlags struct {
 	deciderTimeout        time.Duration
 	dialTimeout           time.Duration
 	probe                 clustercheck.Probe
-	probeAnnotations      repeated
+	probeAnnotations      pflagview.Repeated
 }
 
 func (f *checkClusterFlags) register(fs *flagSet) {
@@ -57,7 +58,7 @@ func (f *checkClusterFlags) register(fs *flagSet) {
 	fs.durationVar(&f.dialTimeout, "dial-timeout", "", 3*time.Second, "bound for each TLS handshake with an endpoint")
 	fs.stringVar(&f.probe.NamePrefix, "probe-name-prefix", "", "dynamic-config-install-proof", "the probe pod's generateName prefix")
 	fs.stringVar(&f.probe.Image, "probe-image", "", "ghcr.io/dynamic-config-admission/dynamic-config:"+strings.ReplaceAll(binaryVersion(), "+", "_"), "the probe pod's container image (never pulled: the pod is never stored)")
-	f.probeAnnotations.typeName = "KEY=VALUE"
+	f.probeAnnotations.TypeName = "KEY=VALUE"
 	fs.Var(&f.probeAnnotations, "probe-annotation", "an annotation of the probe pod, repeatable (default: inject, source consul, endpoint, key and path)")
 	fs.durationVar(&f.probe.Timeout, "probe-timeout", "", 2*time.Minute, "bound for the whole install proof")
 	fs.durationVar(&f.probe.AttemptTimeout, "probe-attempt-timeout", "", 15*time.Second, "bound for each dry-run create")
@@ -81,8 +82,7 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	client, err := kubeclient.Kubeconfig{Path: f.kubeconfig, UserAgent: "dynamic-config-check-cluster"}.Typed()
 	if err != nil {
-		fmt.Fprintf(stderr, "check-cluster: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check-cluster", err)
 	}
 
 	var findings []clustercheck.Finding
@@ -98,8 +98,7 @@ func runCheckCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	report := clustercheck.NewReport(findings)
 	if err := report.Write(stdout, f.output); err != nil {
-		fmt.Fprintf(stderr, "check-cluster: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "check-cluster", err)
 	}
 	if !report.OK {
 		return exitRefused
@@ -123,6 +122,6 @@ func (f *checkClusterFlags) usageError() error {
 		}
 	}
 	var err error
-	f.probe.Annotations, err = clustercheck.ProbeAnnotations(f.probeAnnotations.values)
+	f.probe.Annotations, err = clustercheck.ProbeAnnotations(f.probeAnnotations.Values)
 	return err
 }

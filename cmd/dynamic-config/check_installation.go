@@ -31,17 +31,14 @@ func runCheckInstallation(args []string, _ io.Reader, stdout, stderr io.Writer) 
 	src := inst.source()
 	src.Rollout = *rollout
 	if err := src.Check(); err != nil {
-		fmt.Fprintln(stderr, "check-installation: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "check-installation", err)
 	}
 	loaded, r, err := src.LoadWithRollout()
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	if err := installationreport.Write(stdout, stderr, installationreport.New(loaded, r), *output); err != nil {
-		fmt.Fprintln(stderr, "check-installation: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "check-installation", err)
 	}
 	return exitOK
 }

@@ -86,14 +86,12 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	defer cancel()
 	tr, err := f.tracing.start(ctx, fs, "dynamic-config-decider", logger)
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	defer stopTracing(tr, logger)
 	cfg := f.cfg
 	if cfg.TLS, err = f.cfg.TLS.ForFlags(f.plaintext); err != nil {
-		fmt.Fprintln(stderr, "decider: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "decider", err)
 	}
 	// The default path may be missing (the empty document; the watch picks
 	// the file up when it appears); a path named by flag or variable must exist.
@@ -104,8 +102,7 @@ func deciderMain(ctx context.Context, args []string, stderr io.Writer) int {
 	cfg.Version = currentVersion().Build()
 	d, err := deciderd.Start(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	if err := d.Run(ctx); err != nil {
 		return exitRefused

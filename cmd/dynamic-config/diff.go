@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/dynamic-config-admission/dynamic-config/doors/whatif"
@@ -34,14 +33,13 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	o.Active, o.ClassesFile, o.Files, o.Stdin, o.Namespace, o.Cluster = f.inst.source(), f.classesFile, f.files.values, stdin, f.namespace, f.cluster
+	o.Active, o.ClassesFile, o.Files, o.Stdin, o.Namespace, o.Cluster = f.inst.source(), f.classesFile, f.files.Values, stdin, f.namespace, f.cluster
 	report, err := whatif.Run(context.Background(), o)
 	if err == nil {
 		err = report.Write(stdout, f.output)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "diff: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "diff", err)
 	}
 	if report.Differs() {
 		return exitRefused

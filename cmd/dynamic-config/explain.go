@@ -42,13 +42,11 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	scope, err := webhookscope.Load(in.inst.values, in.releaseNamespace)
 	if err != nil {
-		fmt.Fprintf(stderr, "explain: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "explain", err)
 	}
 	results, err := explain.Documents(in.installation, in.classes, in.docs, in.namespace, in.cluster, scope, in.all)
 	if err != nil {
-		fmt.Fprintf(stderr, "explain: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "explain", err)
 	}
 
 	docFile := "installation"
@@ -56,8 +54,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		docFile = filepath.Base(in.installation.DocumentPath)
 	}
 	if err := explain.Write(stdout, results, in.output, docFile); err != nil {
-		fmt.Fprintf(stderr, "explain: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "explain", err)
 	}
 	for _, x := range results {
 		if x.Refused() {

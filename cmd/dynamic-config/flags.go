@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
+	"github.com/dynamic-config-admission/dynamic-config/internal/pflagview"
 )
 
 // lookupEnvVar reads one process environment variable (tests replace it).
@@ -116,7 +117,7 @@ func (f *flagSet) parse(args []string) error {
 		recordDescribed(f.name, pfs)
 		return errHelp
 	}
-	if err := pfs.Parse(withDoubleDashes(args, pfs)); err != nil {
+	if err := pfs.Parse(pflagview.WithDoubleDashes(args, pfs)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			f.printUsage()
 			return errHelp

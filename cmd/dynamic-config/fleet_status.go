@@ -70,8 +70,7 @@ func fleetStatusMain(ctx context.Context, args []string, stdout, stderr io.Write
 		return code
 	}
 	if err := fleetstatus.CheckFlags(f.deciderTarget, output); err != nil {
-		fmt.Fprintln(stderr, "fleet-status: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "fleet-status", err)
 	}
 	replicas, ok := f.ask(ctx, "fleet-status", stderr, durationFlag("skew-grace", skewGrace))
 	if !ok {

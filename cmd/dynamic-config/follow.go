@@ -3,17 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc"
 
-	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
-	"github.com/dynamic-config-admission/dynamic-config/decider/follower"
 	"github.com/dynamic-config-admission/dynamic-config/frontdoor/client"
-	"github.com/dynamic-config-admission/dynamic-config/internal/dnsname"
 )
 
 // followFlags are the follower flags of `decider` (spec 09 §1): the
@@ -53,33 +48,10 @@ func (f *followFlags) check(fs *flagSet, environ []string) error {
 	if fs.isSet("installation") {
 		return errors.New("--follow excludes --installation: a follower takes its installation from its leader " + f.target)
 	}
-	for _, kv := range environ {
-		name, value, _ := strings.Cut(kv, "=")
-		for _, v := range installation.Variables() {
-			if name == v && installation.Trim(value) != "" {
-				return fmt.Errorf("--follow excludes the installation variable %s: a follower takes its installation from its leader %s", name, f.target)
-			}
-		}
-	}
-	if err := follower.CheckMaxStale(f.maxStale); err != nil {
-		return err
-	}
-	if f.id == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return fmt.Errorf("--follower-id: no host name to default to (%w); set --follower-id", err)
-		}
-		f.id = strings.ToLower(host)
-	}
-	if !dnsname.IsSubdomain(f.id) {
-		return fmt.Errorf("--follower-id is %q: a lower-case DNS name", f.id)
-	}
-	if f.stateDir != "" {
-		if err := os.MkdirAll(f.stateDir, 0o700); err != nil {
-			return fmt.Errorf("--state-dir: %w", err)
-		}
-	}
-	return nil
+	fol := deciderd.Follow{Leader: f.target, ID: f.id, StateDir: f.stateDir, MaxStale: f.maxStale}
+	err := fol.Check(environ)
+	f.id = fol.ID
+	return err
 }
 
 // config is the follower part of the decider's Config; nil without --follow.

@@ -82,8 +82,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 	defer cancel()
 	tr, err := f.tracing.start(ctx, set, "dynamic-config-frontdoor", logger)
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	defer stopTracing(tr, logger)
 	cfg := f.cfg
@@ -99,8 +98,7 @@ func frontdoorMain(ctx context.Context, args []string, stderr io.Writer) int {
 		err = fmt.Errorf("no certificate at %s and %s, and plaintext is off", f.cfg.TLS.CertFile, f.cfg.TLS.KeyFile)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "frontdoor: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "frontdoor", err)
 	}
 	logger.Info("frontdoor listening", "addr", fd.Addr().String(), "tls", fd.TLS(), "client_ca", f.cfg.TLS.ClientCA != "",
 		"decider_target", f.deciderTarget, "cluster", f.cfg.Cluster, "on_decider_error", f.cfg.OnDeciderError,

@@ -33,8 +33,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	results, err := inject.Documents(in.installation, in.classes, in.docs, in.namespace, in.cluster)
 	if err != nil {
-		fmt.Fprintf(stderr, "inject: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "inject", err)
 	}
 
 	code = exitOK
@@ -45,8 +44,7 @@ func runInject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := inject.WriteOutput(stdout, results, in.output); err != nil {
-		fmt.Fprintf(stderr, "inject: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "inject", err)
 	}
 	return code
 }

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -20,6 +21,16 @@ const (
 	exitRefused = 1 // the pod was refused, or a long-running server failed at run time
 	exitUsage   = 2 // usage, unreadable input, I/O error, or an invalid installation
 )
+
+// usageError prints err — after "<cmd>: ", or alone when it names its
+// command itself (cmd "") — and is the exit code of a usage error.
+func usageError(stderr io.Writer, cmd string, err error) int {
+	if cmd != "" {
+		err = fmt.Errorf("%s: %w", cmd, err)
+	}
+	fmt.Fprintln(stderr, err.Error())
+	return exitUsage
+}
 
 // subcommand is one subcommand: what runs it and its help page (help.go).
 type subcommand struct {

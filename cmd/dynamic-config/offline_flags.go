@@ -10,6 +10,7 @@ import (
 	"github.com/dynamic-config-admission/dynamic-config/decider/core/installation"
 	deciderd "github.com/dynamic-config-admission/dynamic-config/decider/daemon"
 	"github.com/dynamic-config-admission/dynamic-config/doors/manifest"
+	"github.com/dynamic-config-admission/dynamic-config/internal/pflagview"
 	"github.com/dynamic-config-admission/dynamic-config/internal/prose"
 )
 
@@ -38,7 +39,7 @@ type offlineCommand struct {
 // installation flags.
 type offlineFlags struct {
 	global    globalFlags
-	files     repeated
+	files     pflagview.Repeated
 	namespace string
 	output    string
 	cluster   string
@@ -61,7 +62,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	fs := newFlagSet(cmd.name, stderr)
 	f = &offlineFlags{}
 	f.global.register(fs, "text")
-	f.files.typeName = "FILE"
+	f.files.TypeName = "FILE"
 	fs.Var(&f.files, "f", cmd.fileHelp)
 	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the document's metadata.namespace, else default)")
 	fs.StringVar(&f.namespace, "n", "", "alias of --namespace")
@@ -82,7 +83,7 @@ func parseOfflineFlags(cmd offlineCommand, args []string, stderr io.Writer) (f *
 	case callers.CheckClusterName(f.cluster) != "":
 		fmt.Fprintf(stderr, "%s: --cluster-name is %s\n", cmd.name, callers.CheckClusterName(f.cluster))
 		return nil, exitUsage, true
-	case len(f.files.values) == 0 && !cmd.filesOptional:
+	case len(f.files.Values) == 0 && !cmd.filesOptional:
 		fmt.Fprintf(stderr, "%s: -f FILE is required\n%s\n", cmd.name, cmd.synopsis)
 		return nil, exitUsage, true
 	case f.output != cmd.outputDefault && !slices.Contains(cmd.outputs, f.output):
@@ -127,7 +128,7 @@ func readOfflineInput(cmd offlineCommand, args []string, stdin io.Reader, stderr
 		fmt.Fprintf(stderr, "%s: DYNAMIC_CONFIG_WEBHOOK_CLASSES is true, and the offline doors do not watch the API server: give the classes with --classes-file FILE\n", cmd.name)
 		return nil, exitUsage, true
 	}
-	docs, err := manifest.Read(cmd.name, flags.files.values, flags.recursive, stdin, cmd.admit)
+	docs, err := manifest.Read(cmd.name, flags.files.Values, flags.recursive, stdin, cmd.admit)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true

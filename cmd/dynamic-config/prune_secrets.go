@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/dynamic-config-admission/dynamic-config/internal/kubeclient"
+	"github.com/dynamic-config-admission/dynamic-config/internal/pflagview"
 	"github.com/dynamic-config-admission/dynamic-config/secretprune"
 )
 
@@ -30,7 +31,7 @@ func runPruneSecrets(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var (
 		global                globalFlags
 		kubeconfig, namespace string
-		secrets               = repeated{typeName: "NAME"}
+		secrets               = pflagview.Repeated{TypeName: "NAME"}
 	)
 	global.register(fs, "text")
 	fs.stringVar(&kubeconfig, "kubeconfig", "", "", "kubeconfig (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
@@ -41,20 +42,18 @@ func runPruneSecrets(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if len(secrets.values) == 0 || namespace == "" {
+	if len(secrets.Values) == 0 || namespace == "" {
 		fmt.Fprintf(stderr, "prune-secrets: --secret and --namespace are required\nSee 'dynamic-config prune-secrets --help'.\n")
 		return exitUsage
 	}
 	client, err := kubeclient.Kubeconfig{Path: kubeconfig, UserAgent: "dynamic-config-prune-secrets"}.Typed()
 	if err != nil {
-		fmt.Fprintf(stderr, "prune-secrets: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "prune-secrets", err)
 	}
-	outcomes, err := secretprune.Prune(ctx, client, namespace, secrets.values)
+	outcomes, err := secretprune.Prune(ctx, client, namespace, secrets.Values)
 	secretprune.WriteOutcomes(stdout, namespace, outcomes)
 	if err != nil {
-		fmt.Fprintf(stderr, "prune-secrets: %v\n", err)
-		return exitUsage
+		return usageError(stderr, "prune-secrets", err)
 	}
 	return exitOK
 }

@@ -34,8 +34,7 @@ func runRolloutPromote(args []string, _ io.Reader, stdout, stderr io.Writer) int
 	}
 	out, done, err := rolloutpromote.Promote(r)
 	if err != nil {
-		fmt.Fprintln(stderr, "rollout promote: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "rollout promote", err)
 	}
 	stdout.Write(out) //nolint:errcheck // a closed stdout shows in the shell
 	fmt.Fprintln(stderr, "rollout promote: "+done)

@@ -42,8 +42,7 @@ func runRolloutStatus(args []string, _ io.Reader, stdout, stderr io.Writer) int 
 	}
 	report := rolloutstatus.Build(replicas, c, time.Now())
 	if err := report.Write(stdout, *output); err != nil {
-		fmt.Fprintln(stderr, "rollout status: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "rollout status", err)
 	}
 	if report.Verdict != rolloutstatus.Ready {
 		return exitRefused

@@ -100,23 +100,20 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 	budget := msgbudget.Bytes(f.maxRequestBytes)
 	certFile, keyFile, err := frontdoord.ServeTLSFiles(f.tlsGenerate, f.tlsCert, f.tlsKey)
 	if err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts, cleanup, err := deciderd.EmbeddedInstallation(f.installation, defaultInstallation, os.Environ())
 	if err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	defer cleanup()
 	tokenFile, _ := lookupEnvVar("DYNAMIC_CONFIG_DECIDER_TOKEN_FILE")
 	tr, err := f.tracing.start(ctx, set, "dynamic-config-serve", logger)
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	defer stopTracing(tr, logger)
 
@@ -135,8 +132,7 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		Logger:        logger,
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	defer d.Shutdown(serveShutdownGrace)
 
@@ -157,22 +153,19 @@ func serveMain(ctx context.Context, args []string, stderr io.Writer) int {
 		err = errors.New("--client-ca needs TLS (--tls-cert/--tls-key or --tls-generate)")
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "serve: "+err.Error())
-		return exitUsage
+		return usageError(stderr, "serve", err)
 	}
 	metricsAddr, metricsErr := "", (<-chan error)(nil)
 	if f.metricsAddr != "" {
 		// one metrics listener for both components: ready while both are
 		addr, errc, err := d.ServeMetrics(ctx, f.metricsAddr, f.pprof, fd.Ready)
 		if err != nil {
-			fmt.Fprintln(stderr, "serve: "+err.Error())
-			return exitUsage
+			return usageError(stderr, "serve", err)
 		}
 		metricsAddr, metricsErr = addr.String(), errc
 	}
 	if err := f.announce(logger, fd, d, metricsAddr); err != nil {
-		fmt.Fprintln(stderr, err.Error())
-		return exitUsage
+		return usageError(stderr, "", err)
 	}
 	return waitServing(ctx, logger, fd, d, metricsErr)
 }

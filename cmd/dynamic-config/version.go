@@ -46,8 +46,7 @@ func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case "json":
 		data, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			fmt.Fprintf(stderr, "version: %v\n", err)
-			return exitUsage
+			return usageError(stderr, "version", err)
 		}
 		fmt.Fprintf(stdout, "%s\n", data)
 	default:
