@@ -43,15 +43,12 @@ func unreadableFiles(in *Input) []decision.Warning {
 		file, _ := r.Values.Get(registry.Path)
 		for _, m := range mounts {
 			c := &pod.Containers[m.ContainerIndex]
-			// an image's USER is unknown at admission: whether it differs
-			// from the agent's cannot be told, so it is not judged (the
-			// seed pods, which run as their images' users, get no warning)
 			uid, known := effectiveUser(pod, c)
-			if !known || mode&0o004 != 0 || uid == 0 || uid == int64(agentUID) ||
+			if mode&0o004 != 0 || known && (uid == 0 || uid == int64(agentUID)) ||
 				mode&0o040 != 0 && inGroup(pod, c, fileGID) {
 				continue
 			}
-			f := unreadable{container: c.Name, uid: uid, agentUID: agentUID, fileGID: fileGID,
+			f := unreadable{container: c.Name, uid: uid, known: known, agentUID: agentUID, fileGID: fileGID,
 				mode: mode, file: file, fsGroup: pod.FSGroup != nil, fileModePin: r.FileModePin, runAsUserPin: in.RunAsUserPin}
 			out = append(out, renderWarning(WarnFileUnreadable, name, f.text()))
 		}
@@ -94,6 +91,7 @@ func inGroup(pod *decision.Facts, c *decision.Container, gid int64) bool {
 type unreadable struct {
 	container                 string
 	uid                       int64
+	known                     bool // uid is the container's (else the image's, unknown)
 	agentUID                  uint64
 	fileGID                   int64
 	mode                      uint64
@@ -105,12 +103,16 @@ type unreadable struct {
 // text is the warning: who cannot read what, and the fixes the pins leave.
 // The group fix (the file's group bit and an fsGroup) needs file-mode
 // unpinned when the bit is missing; the user fix (the agent as the app's
-// UID) needs agent-run-as-user unpinned; when the
+// UID) needs agent-run-as-user unpinned and the app's UID known; when the
 // pins rule both out, the app can still run as the agent's UID.
 func (u *unreadable) text() string {
 	agent := "UID " + itoa(u.agentUID)
 	owned := ", owned by " + agent + ", group " + strconv.FormatInt(u.fileGID, 10) + ", file-mode " + octal(u.mode)
 	head := "container " + strconv.Quote(u.container) + " (UID " + strconv.FormatInt(u.uid, 10) + ") cannot read " + u.file + owned
+	if !u.known {
+		head = "container " + strconv.Quote(u.container) + " runs as its image's user, unknown at admission: unless it is " +
+			agent + " it cannot read " + u.file + owned
+	}
 	var fixes []string
 	var pins string
 	groupMode := octal(u.mode | 0o040)
@@ -124,10 +126,12 @@ func (u *unreadable) text() string {
 	default:
 		fixes = append(fixes, "set file-mode "+strconv.Quote(groupMode)+" and a pod securityContext.fsGroup")
 	}
-	if u.runAsUserPin == "" {
-		fixes = append(fixes, "set agent-run-as-user "+strconv.Quote(strconv.FormatInt(u.uid, 10)))
-	} else {
-		pins = joinClauses(pins, "agent-run-as-user is pinned by "+u.runAsUserPin)
+	if u.known {
+		if u.runAsUserPin == "" {
+			fixes = append(fixes, "set agent-run-as-user "+strconv.Quote(strconv.FormatInt(u.uid, 10)))
+		} else {
+			pins = joinClauses(pins, "agent-run-as-user is pinned by "+u.runAsUserPin)
+		}
 	}
 	if len(fixes) == 0 {
 		fixes = append(fixes, "run it as "+agent)
