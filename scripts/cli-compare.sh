@@ -23,8 +23,10 @@
 # alike: log timestamps, durations and GetInstallation's loadedAt, loopback
 # ports, decision ids (random UUIDs), serve's temporary directory and the
 # addr file's temporary name, the VCS revision of `version -o json`; lines
-# that race the process's exit are dropped (the health watch's end, and the
-# watch of serve's temporary directory removed at exit); and the second space protojson puts after a colon in
+# that race the process's exit are dropped (the health watch's end, the end
+# of the decision cache's revision watch — Canceled or Unavailable, whichever
+# end stops first — and its warning when serve stops during its start, and
+# the watch of serve's temporary directory removed at exit); and the second space protojson puts after a colon in
 # some binaries and not in others (google.golang.org/protobuf/internal/detrand:
 # its output is unstable between builds by design).
 #
@@ -66,6 +68,8 @@ mask() {
 		-e 's/\.addr-[0-9]+/.addr-N/g' \
 		-e 's/(duration_us|duration_ms|rpc_ms)(=|":)[0-9.]+/\1\2N/g' \
 		-e '/grpc\.health\.v1\.Health/d' \
+		-e '/grpc_method.{3}WatchRevision/d' \
+		-e '/decision cache: no revision watch/d' \
 		-e '/installation watch: cannot watch the document.s directory.*dynamic-config-serve-X/d' \
 		-e '/"modified": true,?/d'
 }
