@@ -68,7 +68,7 @@ mask() {
 		-e 's/\.addr-[0-9]+/.addr-N/g' \
 		-e 's/(duration_us|duration_ms|rpc_ms)(=|":)[0-9.]+/\1\2N/g' \
 		-e '/grpc\.health\.v1\.Health/d' \
-		-e '/grpc_method.{3}WatchRevision/d' \
+		-e '/grpc_method(=|":")WatchRevision/d' \
 		-e '/decision cache: no revision watch/d' \
 		-e '/installation watch: cannot watch the document.s directory.*dynamic-config-serve-X/d' \
 		-e '/"modified": true,?/d'
