@@ -57,7 +57,7 @@ const (
 	DefaultDrainDelay            = 5 * time.Second
 )
 
-// Config is the transport configuration; cmd builds it from the flags.
+// Config is the transport configuration; decider/daemon builds it from its Config.
 type Config struct {
 	// TLS is the server TLS configuration (mTLS when it requires client
 	// certificates); nil serves plaintext.
